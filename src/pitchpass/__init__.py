@@ -1,0 +1,1 @@
+"""pitchpass: match-day media access, decided exactly and explained."""

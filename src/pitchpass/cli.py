@@ -1,0 +1,196 @@
+"""The `pitchpass` command: Typer commands over the core. Parse, call, print; nothing else.
+
+Exit codes: 0 done; 2 bad input (every problem listed, never a traceback); 1 the
+solver could not prove its answer (nothing decided rather than a guess).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+
+from pitchpass.core import (
+    Changes,
+    Problem,
+    Scenario,
+    ScenarioInvalid,
+    SolverFailed,
+    decide_json,
+    parse_capacity,
+    what_if,
+    what_if_json,
+)
+from pitchpass.files import read_scenario
+from pitchpass.parallel import decide_all
+
+app = typer.Typer(
+    help="Match-day media access: who may film where, when, and why not; "
+    "and what the cameras therefore saw.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+FileArg = Annotated[Path, typer.Argument(help="A scenario file (YAML or JSON).", show_default=False)]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print SCENARIO.md's JSON instead of tables.")]
+MatchOpt = Annotated[
+    str | None, typer.Option("--match", help="Only this match (its id).", show_default=False)
+]
+
+EXIT_BAD_INPUT = 2
+EXIT_NOT_PROVEN = 1
+
+
+@app.command()
+def decide(file: FileArg, as_json: JsonOpt = False, match: MatchOpt = None) -> None:
+    """Decide every request of the scenario: granted or refused, with reasons."""
+    scenario = _load(file, as_json)
+    results = _run(lambda: decide_all(scenario, _match_ids(scenario, match, as_json)), as_json)
+    if as_json:
+        _print_json(decide_json(results))
+    else:
+        from pitchpass.terminal import print_decisions
+
+        print_decisions(out, scenario, results)
+
+
+@app.command("what-if")
+def what_if_command(
+    file: FileArg,
+    grant: Annotated[
+        list[str] | None, typer.Option("--grant", help="Grant this request outright (locked).")
+    ] = None,
+    refuse: Annotated[
+        list[str] | None, typer.Option("--refuse", help="Take this request out.")
+    ] = None,
+    capacity: Annotated[
+        list[str] | None,
+        typer.Option("--capacity", help="Set a capacity: ZONE=N or ZONE@PHASE=N."),
+    ] = None,
+    as_json: JsonOpt = False,
+    match: MatchOpt = None,
+) -> None:
+    """Decide as it is and with changes; show whose decision and which coverage would change."""
+    scenario = _load(file, as_json)
+    try:
+        changes = Changes(
+            tuple(grant or ()),
+            tuple(refuse or ()),
+            tuple(parse_capacity(text) for text in capacity or ()),
+        )
+        ids = _match_ids(scenario, match, as_json)
+        result = _run(lambda: what_if(scenario, changes, ids), as_json)
+    except ScenarioInvalid as invalid:
+        _fail(invalid.problems, as_json)
+    if as_json:
+        _print_json(what_if_json(result))
+    else:
+        from pitchpass.terminal import print_what_if
+
+        print_what_if(out, scenario, result)
+
+
+@app.command()
+def validate(file: FileArg, as_json: JsonOpt = False) -> None:
+    """Check a scenario file and list every problem (exit code 2 if there are any)."""
+    scenario, warnings = _load_with_warnings(file, as_json)
+    if as_json:
+        _print_json({"errors": [], "warnings": [w.as_json() for w in warnings]})
+        return
+    out.print(
+        f"{file}: valid ({len(scenario.matches)} matches, {len(scenario.requests)} requests, "
+        f"{len(scenario.incidents)} incidents)"
+    )
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of the scenario format (for editors that check files as you type)."""
+    from pitchpass.core.schema import scenario_schema
+
+    _print_json(scenario_schema())
+
+
+@app.command()
+def demo(
+    file: Annotated[
+        Path | None,
+        typer.Argument(help="The scenario to tell (default: the 2017 Manchester derby).",
+                       show_default=False),
+    ] = None,
+) -> None:
+    """Tell the seed story: who was kept out, why, what no camera caught, and what-if."""
+    from pitchpass.demo import default_scenario, tell
+
+    path = file or default_scenario()
+    scenario = _load(path, as_json=False)
+    _run(lambda: tell(out, scenario, path), as_json=False)
+
+
+def _load(file: Path, as_json: bool) -> Scenario:
+    return _load_with_warnings(file, as_json)[0]
+
+
+def _load_with_warnings(file: Path, as_json: bool) -> tuple[Scenario, list[Problem]]:
+    try:
+        scenario, warnings = read_scenario(file)
+    except ScenarioInvalid as invalid:
+        _fail(invalid.problems, as_json, warn_of=file)
+    for warning in warnings:
+        err.print(f"[yellow]warning[/yellow] {warning}", markup=True)
+    return scenario, warnings
+
+
+def _match_ids(scenario: Scenario, match: str | None, as_json: bool) -> list[str] | None:
+    if match is None:
+        return None
+    ids = [m.id for m in scenario.matches]
+    if match not in ids:
+        from pitchpass.core.problems import did_you_mean
+
+        _fail([Problem("--match", f'unknown match "{match}"{did_you_mean(match, ids)}')], as_json)
+    return [match]
+
+
+def _run(work: Callable[[], Any], as_json: bool) -> Any:
+    try:
+        return work()
+    except SolverFailed as failure:
+        if as_json:
+            _print_json({"errors": [{"path": "", "message": str(failure)}]})
+        else:
+            err.print(f"[red]error[/red] {failure}", markup=True)
+        raise typer.Exit(EXIT_NOT_PROVEN) from None
+
+
+def _fail(problems: Sequence[Problem], as_json: bool, warn_of: Path | None = None) -> NoReturn:
+    if as_json:
+        _print_json({"errors": [p.as_json() for p in problems]})
+    else:
+        if warn_of is not None and len(problems) > 1:
+            err.print(f"{warn_of}: {len(problems)} problems, nothing decided:")
+        for problem in problems:
+            err.print(f"  [red]error[/red] {_escape(str(problem))}", markup=True)
+    raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+def _print_json(value: object) -> None:
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def main() -> None:
+    app()

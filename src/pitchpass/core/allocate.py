@@ -1,0 +1,94 @@
+"""Choosing the granted set among eligible requests, never over capacity.
+
+`first_come` walks the priority order. `most_granted` is exact: it first settles
+every request whose outcome needs no search (it cannot fit, or nothing it touches is
+contended), splits the rest into independent groups that share contended cells, and
+hands each group to the CP-SAT solver. Matches without contention never reach it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from pitchpass.core.places import Cell
+
+
+@dataclass(frozen=True)
+class Item:
+    """A request as the allocator sees it."""
+
+    id: str
+    rank: int  # tier rank, 0 highest; unranked is below every tier
+    crew: int
+    cells: tuple[Cell, ...]
+
+
+def room_left(capacity: Mapping[Cell, int], locked: Sequence[Item]) -> dict[Cell, int]:
+    room = dict(capacity)
+    for item in locked:
+        for cell in item.cells:
+            room[cell] -= item.crew
+    return room
+
+
+def first_come(room: Mapping[Cell, int], ordered: Sequence[Item]) -> set[str]:
+    """Grant, in priority order, each request that still fits."""
+    left = dict(room)
+    granted = set()
+    for item in ordered:
+        if all(left[cell] >= item.crew for cell in item.cells):
+            for cell in item.cells:
+                left[cell] -= item.crew
+            granted.add(item.id)
+    return granted
+
+
+def most_granted(room: Mapping[Cell, int], ordered: Sequence[Item], label: str = "") -> set[str]:
+    """The exact choice of SCENARIO.md: most of each tier in turn, then the
+    lexicographically greatest set in `ordered` (priority) order."""
+    fits = [i for i in ordered if all(room[cell] >= i.crew for cell in i.cells)]
+    demand: dict[Cell, int] = {}
+    for item in fits:
+        for cell in item.cells:
+            demand[cell] = demand.get(cell, 0) + item.crew
+    contended = {cell for cell, need in demand.items() if need > room[cell]}
+    # A request touching no contended cell fits beside any choice of the others, and
+    # adding it improves every objective: it is in the answer without search.
+    granted = {i.id for i in fits if not contended.intersection(i.cells)}
+    groups = _groups([i for i in fits if i.id not in granted], contended)
+    if groups:
+        from pitchpass.core.solver import solve_group  # imports OR-Tools only when needed
+
+        for group in groups:
+            cells = sorted({c for item in group for c in item.cells if c in contended})
+            granted |= solve_group(group, {c: room[c] for c in cells}, label)
+    return granted
+
+
+def _groups(items: list[Item], contended: set[Cell]) -> list[list[Item]]:
+    """Split into groups linked through contended cells: each is decided on its own.
+
+    Per-tier counts add up over groups and the priority order restricted to a group is
+    the group's own order, so the best of each group together are the best overall.
+    """
+    parent = list(range(len(items)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first_at: dict[Cell, int] = {}
+    for index, item in enumerate(items):
+        for cell in item.cells:
+            if cell in contended:
+                if cell in first_at:
+                    parent[root(index)] = root(first_at[cell])
+                else:
+                    first_at[cell] = index
+    groups: dict[int, list[Item]] = {}
+    for index, item in enumerate(items):  # keeps priority order inside each group
+        groups.setdefault(root(index), []).append(item)
+    return list(groups.values())

@@ -1,0 +1,24 @@
+"""Stable codes: every reason a request is refused for, and every kind of input error.
+
+Tests and other tools assert these codes, never the sentences that go with them.
+"""
+
+from enum import StrEnum
+
+
+class ReasonCode(StrEnum):
+    LATE = "late"
+    CLOSED = "closed"
+    NO_CONSENT = "no-consent"
+    CAPACITY = "capacity"
+
+
+class Status(StrEnum):
+    GRANTED = "granted"
+    REFUSED = "refused"
+    REMOVED = "removed"  # only in what-if changes: the request was taken out
+
+
+class Mode(StrEnum):
+    MOST_GRANTED = "most-granted"
+    FIRST_COME = "first-come"

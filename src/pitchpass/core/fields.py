@@ -1,0 +1,203 @@
+"""Reading typed fields out of a plain document, collecting every problem with its place.
+
+A reader never stops at the first problem: each method records what is wrong and
+returns None, so the caller carries on and the user gets the whole list at once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from typing import Any
+
+from pitchpass.core.problems import Problem, did_you_mean
+
+_DURATION = re.compile(r"^\s*(\d+)\s*([mhd])\s*$")
+_UNITS = {"m": "minutes", "h": "hours", "d": "days"}
+_MISSING = object()
+
+
+class Reader:
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+        self.warnings: list[Problem] = []
+        self.declared: dict[str, set[str]] = {}  # kind -> ids seen, even where an item is bad
+
+    def problem(self, path: str, message: str) -> None:
+        self.problems.append(Problem(path, message))
+
+    # -- containers ------------------------------------------------------------------
+
+    def mapping(self, value: Any, path: str, known: Iterable[str]) -> dict[str, Any] | None:
+        """`value` as a mapping; unknown keys are warned about (they may be a typo)."""
+        if not isinstance(value, dict):
+            self.problem(path, f"must be a mapping of fields, not {_kind(value)}")
+            return None
+        known = tuple(known)
+        for key in value:
+            if key not in known:
+                where = f"{path}.{key}" if path else str(key)
+                self.warnings.append(
+                    Problem(where, f"unknown field, ignored{did_you_mean(str(key), known)}")
+                )
+        return value
+
+    def items(self, parent: dict[str, Any], key: str, path: str, required: bool) -> list[Any]:
+        """The list at `key` (empty if absent and optional)."""
+        value = parent.get(key, _MISSING)
+        where = _join(path, key)
+        if value is _MISSING or value is None:
+            if required:
+                self.problem(where, "missing required field")
+            return []
+        if not isinstance(value, list):
+            self.problem(where, f"must be a list, not {_kind(value)}")
+            return []
+        return value
+
+    # -- scalars ---------------------------------------------------------------------
+
+    def text(
+        self, parent: dict[str, Any], key: str, path: str, required: bool = True
+    ) -> str | None:
+        value = parent.get(key, _MISSING)
+        return self.text_value(value, _join(path, key), required)
+
+    def text_value(self, value: Any, where: str, required: bool = True) -> str | None:
+        if value is _MISSING or value is None:
+            if required:
+                self.problem(where, "missing required field")
+            return None
+        # YAML reads `id: 7` as a number; an id written that way is still meant as text.
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        if not isinstance(value, str) or not value.strip():
+            self.problem(where, f"must be non-empty text, not {_kind(value)}")
+            return None
+        return value
+
+    def integer(
+        self, parent: dict[str, Any], key: str, path: str, minimum: int, default: int | None = None
+    ) -> int | None:
+        value = parent.get(key, _MISSING)
+        where = _join(path, key)
+        if value is _MISSING or value is None:
+            if default is None:
+                self.problem(where, "missing required field")
+            return default
+        return self.integer_value(value, where, minimum)
+
+    def integer_value(self, value: Any, where: str, minimum: int) -> int | None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.problem(where, f"must be a whole number, not {_kind(value)}")
+            return None
+        if value < minimum:
+            self.problem(where, f"must be at least {minimum}, not {value}")
+            return None
+        return value
+
+    def number(self, parent: dict[str, Any], key: str, path: str) -> float | None:
+        value = parent.get(key, _MISSING)
+        where = _join(path, key)
+        if value is _MISSING or value is None:
+            self.problem(where, "missing required field")
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            self.problem(where, f"must be a number of minutes, not {_kind(value)}")
+            return None
+        return value
+
+    def boolean(self, parent: dict[str, Any], key: str, path: str) -> bool:
+        value = parent.get(key, False)
+        if not isinstance(value, bool):
+            self.problem(_join(path, key), f"must be true or false, not {_kind(value)}")
+            return False
+        return value
+
+    def moment(self, parent: dict[str, Any], key: str, path: str) -> datetime | None:
+        """A date and time with its timezone (a time without one is ambiguous)."""
+        value = parent.get(key, _MISSING)
+        where = _join(path, key)
+        if value is _MISSING or value is None:
+            self.problem(where, "missing required field")
+            return None
+        if isinstance(value, datetime):  # a document built in Python rather than read from text
+            moment = value
+        elif not isinstance(value, str):
+            self.problem(where, f"must be a date and time such as {_EXAMPLE}, not {_kind(value)}")
+            return None
+        else:
+            try:
+                moment = datetime.fromisoformat(value.strip())
+            except ValueError:
+                self.problem(where, f'"{value}" is not a date and time such as {_EXAMPLE}')
+                return None
+        if moment.tzinfo is None or moment.utcoffset() is None:
+            self.problem(where, f'"{value}" has no timezone; write it as e.g. {_EXAMPLE}')
+            return None
+        return moment
+
+    def duration(
+        self, parent: dict[str, Any], key: str, path: str, default: timedelta
+    ) -> timedelta:
+        value = parent.get(key, _MISSING)
+        if value is _MISSING or value is None:
+            return default
+        match = _DURATION.match(value) if isinstance(value, str) else None
+        if match is None:
+            self.problem(
+                _join(path, key), f"must be a duration such as 30m, 12h or 5d, not {value!r}"
+            )
+            return default
+        amount, unit = int(match.group(1)), match.group(2)
+        return timedelta(**{_UNITS[unit]: amount})
+
+    def id_list(self, parent: dict[str, Any], key: str, path: str, required: bool) -> list[str]:
+        """A list of ids (a single id is accepted as a list of one)."""
+        value = parent.get(key, _MISSING)
+        where = _join(path, key)
+        if value is _MISSING or value is None:
+            if required:
+                self.problem(where, "missing required field")
+            return []
+        if isinstance(value, str | int) and not isinstance(value, bool):
+            value = [value]
+        if not isinstance(value, list):
+            self.problem(where, f"must be a list of ids, not {_kind(value)}")
+            return []
+        ids = [self.text_value(item, f"{where}[{i}]") for i, item in enumerate(value)]
+        return [i for i in ids if i is not None]
+
+    def reference(self, value: str | None, where: str, known: Iterable[str], what: str) -> bool:
+        """Check that `value` names one of `known`; record a "did you mean" if not."""
+        if value is None:
+            return False
+        known = list(known)
+        if value in known:
+            return True
+        self.problem(where, f'unknown {what} "{value}"{did_you_mean(value, known)}')
+        return False
+
+
+_EXAMPLE = "2017-12-10T16:30:00+00:00"
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return f"{str(value).lower()}"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f'the text "{value}"'
+    return type(value).__name__

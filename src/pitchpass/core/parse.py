@@ -1,0 +1,69 @@
+"""Text to a plain document (YAML or JSON), with one plain message for each way it can fail."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from pitchpass.core.problems import Problem, ScenarioInvalid
+
+
+class _Loader(yaml.SafeLoader):
+    """Safe YAML that keeps timestamps as text.
+
+    PyYAML turns `2017-12-10T16:30:00` into a naive datetime and `2017-12-10` into a
+    date; keeping the text lets JSON and YAML files be read by the same code and lets
+    a missing timezone be reported instead of silently assumed.
+    """
+
+
+_Loader.yaml_implicit_resolvers = {
+    key: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def parse_text(text: str, name: str = "scenario") -> dict[str, Any]:
+    """Parse YAML (a superset of JSON) or JSON text into a mapping; raise ScenarioInvalid."""
+    stripped = text.lstrip()
+    try:
+        if name.endswith(".json") or stripped.startswith("{"):
+            document = json.loads(text)
+        else:
+            document = yaml.load(text, Loader=_Loader)
+    except json.JSONDecodeError as error:
+        raise _invalid(
+            f"{name}: not valid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
+        ) from None
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        what = error.problem or error.context or "syntax error"
+        raise _invalid(f"{name}: not valid YAML{where}: {what}") from None
+    except yaml.YAMLError as error:
+        raise _invalid(f"{name}: not valid YAML: {error}") from None
+    if document is None:
+        raise _invalid(f"{name}: the document is empty")
+    if not isinstance(document, dict):
+        kind = type(document).__name__
+        kind = {"list": "a list", "str": "a string", "int": "a number", "float": "a number"}.get(
+            kind, kind
+        )
+        raise _invalid(f"{name}: the document must be a mapping of fields, not {kind}")
+    return document
+
+
+def decode_bytes(data: bytes, name: str = "scenario") -> str:
+    """UTF-8 text of a file's bytes, or ScenarioInvalid naming the first bad byte."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise _invalid(
+            f"{name}: not UTF-8 text (byte {error.start} is 0x{data[error.start]:02x})"
+        ) from None
+
+
+def _invalid(message: str) -> ScenarioInvalid:
+    return ScenarioInvalid([Problem("", message)])

@@ -1,0 +1,83 @@
+"""The policy's two questions about a request: which tier is it in, and may it be granted at all."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pitchpass.core.codes import ReasonCode
+from pitchpass.core.model import UNRANKED, Match, Organisation, Policy, Request, Venue
+from pitchpass.core.reasons import Reason
+
+
+def tier_of(
+    request: Request, organisation: Organisation, match: Match, policy: Policy,
+    partners: frozenset[str],
+) -> tuple[int, str]:  # fmt: skip
+    """(rank, name) of the first tier whose rule matches; unranked ranks below every tier."""
+    for rank, tier in enumerate(policy.tiers):
+        if _matches(tier.rule, organisation, match, partners):
+            return rank, tier.name
+    return len(policy.tiers), UNRANKED
+
+
+def _matches(rule: str, organisation: Organisation, match: Match, partners: frozenset[str]) -> bool:
+    if rule == "any":
+        return True
+    if rule == "host":
+        return organisation.id == match.host
+    if rule == "partner":
+        return organisation.id in partners
+    if rule == "club":
+        return organisation.id in (match.home, match.away)
+    prefix, _, value = rule.partition(":")
+    if prefix == "org":
+        return organisation.id == value
+    return prefix == "kind" and organisation.kind == value
+
+
+def ineligibility(request: Request, match: Match, venue: Venue, policy: Policy) -> list[Reason]:
+    """Every reason that rules a request out before places are counted (none if locked)."""
+    if request.locked:
+        return []
+    reasons = []
+    cutoff = match.kickoff - policy.deadline
+    if request.submitted > cutoff:
+        reasons.append(
+            Reason(
+                ReasonCode.LATE,
+                f"submitted {_when(request.submitted)}, after the deadline {_when(cutoff)} "
+                f"({_duration(policy)} before kick-off)",
+            )
+        )
+    zone = venue.zone(request.zone)
+    for zone_id in (zone.id, *zone.via):
+        closed = venue.zone(zone_id).closed
+        for phase in request.phases:
+            if phase in closed:
+                reasons.append(
+                    Reason(ReasonCode.CLOSED, f"{zone_id} is closed in {phase}", zone_id, phase)
+                )
+    if zone.occupant is not None:
+        club = match.home if zone.occupant == "home" else match.away
+        if request.by != club and club not in request.consent:
+            reasons.append(
+                Reason(
+                    ReasonCode.NO_CONSENT,
+                    f"{zone.id} belongs to {club} ({zone.occupant} club), "
+                    f"which has not consented to this crew",
+                )
+            )
+    return reasons
+
+
+def _when(moment: datetime) -> str:
+    return moment.isoformat(sep=" ", timespec="minutes")
+
+
+def _duration(policy: Policy) -> str:
+    minutes = int(policy.deadline.total_seconds() // 60)
+    if minutes % (24 * 60) == 0:
+        return f"{minutes // (24 * 60)}d"
+    if minutes % 60 == 0:
+        return f"{minutes // 60}h"
+    return f"{minutes}m"

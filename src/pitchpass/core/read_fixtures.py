@@ -1,0 +1,287 @@
+"""Reading the match-day sections of a scenario: venues and zones, matches, requests, incidents."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pitchpass.core.fields import Reader
+from pitchpass.core.model import Camera, Incident, Match, Request, Venue, Zone
+from pitchpass.core.problems import did_you_mean
+from pitchpass.core.read_setup import unique
+
+OCCUPANTS = ("home", "away")
+
+
+def venues(
+    reader: Reader, top: dict[str, Any], phase_ids: list[str], org_ids: list[str]
+) -> list[Venue]:
+    seen: dict[str, str] = {}
+    result = []
+    for i, raw in enumerate(reader.items(top, "venues", "", required=True)):
+        path = f"venues[{i}]"
+        item = reader.mapping(raw, path, ("id", "name", "zones", "cameras"))
+        if item is None:
+            continue
+        venue_id = reader.text(item, "id", path)
+        name = reader.text(item, "name", path, required=False)
+        unique(reader, seen, venue_id, path, "venue")
+        raw_zones = reader.items(item, "zones", path, required=True)
+        zone_ids = _zone_ids(raw_zones)
+        zones = [
+            _zone(reader, z, f"{path}.zones[{j}]", zone_ids, phase_ids)
+            for j, z in enumerate(raw_zones)
+        ]
+        seen_zones: dict[str, str] = {}
+        for j, zone in enumerate(zones):
+            if zone is not None:
+                unique(reader, seen_zones, zone.id, f"{path}.zones[{j}]", "zone")
+        cameras = _cameras(reader, item, path, zone_ids, phase_ids, org_ids)
+        if venue_id is not None:
+            result.append(
+                Venue(venue_id, name or venue_id, tuple(z for z in zones if z), tuple(cameras))
+            )
+    return result
+
+
+def _zone_ids(raw_zones: list[Any]) -> list[str]:
+    ids = (z.get("id") for z in raw_zones if isinstance(z, dict))
+    return [str(i) for i in ids if isinstance(i, str | int) and not isinstance(i, bool)]
+
+
+def _zone(
+    reader: Reader, raw: Any, path: str, zone_ids: list[str], phase_ids: list[str]
+) -> Zone | None:
+    item = reader.mapping(raw, path, ("id", "name", "capacity", "via", "occupant", "closed"))
+    if item is None:
+        return None
+    zone_id = reader.text(item, "id", path)
+    name = reader.text(item, "name", path, required=False)
+    capacity = _capacity(reader, item, path, phase_ids)
+    via = reader.id_list(item, "via", path, required=False)
+    for k, other in enumerate(via):
+        where = f"{path}.via[{k}]"
+        if other == zone_id:
+            reader.problem(where, f'zone "{zone_id}" cannot be reached via itself')
+        else:
+            reader.reference(other, where, zone_ids, "zone of this venue")
+    if len(set(via)) != len(via):
+        reader.problem(f"{path}.via", "lists a zone more than once")
+    occupant = reader.text(item, "occupant", path, required=False)
+    if occupant is not None and occupant not in OCCUPANTS:
+        reader.problem(f"{path}.occupant", f'must be home or away, not "{occupant}"')
+    closed = reader.id_list(item, "closed", path, required=False)
+    for k, phase in enumerate(closed):
+        reader.reference(phase, f"{path}.closed[{k}]", phase_ids, "phase")
+    if zone_id is None or capacity is None:
+        return None
+    return Zone(zone_id, name or zone_id, capacity, tuple(via), occupant, frozenset(closed))
+
+
+def _capacity(
+    reader: Reader, item: dict[str, Any], path: str, phase_ids: list[str]
+) -> dict[str, int] | None:
+    where = f"{path}.capacity"
+    value = item.get("capacity")
+    if value is None:
+        reader.problem(where, "missing required field")
+        return None
+    if not isinstance(value, dict):
+        places = reader.integer_value(value, where, 0)
+        return None if places is None else dict.fromkeys(phase_ids, places)
+    per_phase: dict[str, int] = {}
+    for key, raw in value.items():
+        key = str(key)
+        if key != "default" and key not in phase_ids:
+            hint = did_you_mean(key, ["default", *phase_ids])
+            reader.problem(f"{where}.{key}", f'unknown phase "{key}"{hint}')
+            continue
+        places = reader.integer_value(raw, f"{where}.{key}", 0)
+        if places is not None:
+            per_phase[key] = places
+    missing = [p for p in phase_ids if p not in value]
+    if "default" not in value and missing:
+        reader.problem(
+            where,
+            "a capacity map needs a default or every phase; missing: " + ", ".join(missing),
+        )
+        return None
+    default = per_phase.get("default", 0)
+    return {p: per_phase.get(p, default) for p in phase_ids}
+
+
+def _cameras(
+    reader: Reader,
+    venue: dict[str, Any],
+    path: str,
+    zone_ids: list[str],
+    phase_ids: list[str],
+    org_ids: list[str],
+) -> list[Camera]:
+    seen: dict[str, str] = {}
+    result = []
+    for j, raw in enumerate(reader.items(venue, "cameras", path, required=False)):
+        where = f"{path}.cameras[{j}]"
+        item = reader.mapping(raw, where, ("id", "name", "zone", "operator", "phases"))
+        if item is None:
+            continue
+        camera_id = reader.text(item, "id", where)
+        unique(reader, seen, camera_id, where, "camera")
+        zone = reader.text(item, "zone", where)
+        reader.reference(zone, f"{where}.zone", zone_ids, "zone of this venue")
+        operator = reader.text(item, "operator", where, required=False)
+        reader.reference(operator, f"{where}.operator", org_ids, "organisation")
+        phases = None
+        if item.get("phases") is not None:
+            phases = reader.id_list(item, "phases", where, required=False)
+            for k, phase in enumerate(phases):
+                reader.reference(phase, f"{where}.phases[{k}]", phase_ids, "phase")
+        if camera_id is not None and zone is not None:
+            frozen = None if phases is None else frozenset(phases)
+            result.append(Camera(camera_id, zone, operator, frozen))
+    return result
+
+
+def matches(
+    reader: Reader, top: dict[str, Any], venue_list: list[Venue], org_ids: list[str]
+) -> list[Match]:
+    seen: dict[str, str] = {}
+    result = []
+    venue_ids = [v.id for v in venue_list]
+    for i, raw in enumerate(reader.items(top, "matches", "", required=True)):
+        path = f"matches[{i}]"
+        item = reader.mapping(raw, path, ("id", "name", "venue", "home", "away", "kickoff", "host"))
+        if item is None:
+            continue
+        match_id = reader.text(item, "id", path)
+        unique(reader, seen, match_id, path, "match")
+        venue = reader.text(item, "venue", path)
+        reader.reference(venue, f"{path}.venue", venue_ids, "venue")
+        home = reader.text(item, "home", path)
+        away = reader.text(item, "away", path)
+        reader.reference(home, f"{path}.home", org_ids, "organisation")
+        reader.reference(away, f"{path}.away", org_ids, "organisation")
+        if home is not None and home == away:
+            reader.problem(f"{path}.away", f'home and away are the same club "{home}"')
+        kickoff = reader.moment(item, "kickoff", path)
+        host = reader.text(item, "host", path, required=False)
+        reader.reference(host, f"{path}.host", org_ids, "organisation")
+        if match_id and venue and home and away and kickoff:
+            result.append(Match(match_id, venue, home, away, kickoff, host))
+    return result
+
+
+_REQUEST_FIELDS = (
+    "id", "match", "by", "zone", "phases", "crew", "cameras", "submitted", "consent", "locked",
+)  # fmt: skip
+
+
+def requests(
+    reader: Reader,
+    top: dict[str, Any],
+    match_list: list[Match],
+    venue_list: list[Venue],
+    phase_ids: list[str],
+    org_ids: list[str],
+) -> list[Request]:
+    seen: dict[str, str] = {}
+    result = []
+    for i, raw in enumerate(reader.items(top, "requests", "", required=False)):
+        path = f"requests[{i}]"
+        item = reader.mapping(raw, path, _REQUEST_FIELDS)
+        if item is None:
+            continue
+        request_id = reader.text(item, "id", path)
+        unique(reader, seen, request_id, path, "request")
+        match = _match_of(reader, item, path, match_list)
+        by = reader.text(item, "by", path)
+        reader.reference(by, f"{path}.by", org_ids, "organisation")
+        zone = _zone_of(reader, item, path, match, venue_list)
+        phases = reader.id_list(item, "phases", path, required=True)
+        if "phases" in item and not phases and item["phases"] is not None:
+            reader.problem(f"{path}.phases", "must name at least one phase")
+        for k, phase in enumerate(phases):
+            reader.reference(phase, f"{path}.phases[{k}]", phase_ids, "phase")
+        crew = reader.integer(item, "crew", path, minimum=1)
+        cameras = reader.integer(item, "cameras", path, minimum=0, default=1)
+        submitted = reader.moment(item, "submitted", path)
+        consent = reader.id_list(item, "consent", path, required=False)
+        for k, org in enumerate(consent):
+            reader.reference(org, f"{path}.consent[{k}]", org_ids, "organisation")
+        locked = reader.boolean(item, "locked", path)
+        if request_id and match and by and zone and phases and crew and submitted:
+            result.append(
+                Request(
+                    request_id,
+                    match.id,
+                    by,
+                    zone,
+                    tuple(dict.fromkeys(phases)),
+                    crew,
+                    submitted,
+                    cameras if cameras is not None else 1,
+                    frozenset(consent),
+                    locked,
+                )
+            )
+    return result
+
+
+def incidents(
+    reader: Reader, top: dict[str, Any], match_list: list[Match], venue_list: list[Venue]
+) -> list[Incident]:
+    seen: dict[str, str] = {}
+    result = []
+    for i, raw in enumerate(reader.items(top, "incidents", "", required=False)):
+        path = f"incidents[{i}]"
+        item = reader.mapping(raw, path, ("id", "match", "zone", "minute", "at", "what"))
+        if item is None:
+            continue
+        incident_id = reader.text(item, "id", path)
+        unique(reader, seen, incident_id, path, "incident")
+        match = _match_of(reader, item, path, match_list)
+        zone = _zone_of(reader, item, path, match, venue_list)
+        what = reader.text(item, "what", path, required=False) or ""
+        minute = _minute(reader, item, path, match)
+        if incident_id and match and zone and minute is not None:
+            result.append(Incident(incident_id, match.id, zone, minute, what))
+    return result
+
+
+def _minute(reader: Reader, item: dict[str, Any], path: str, match: Match | None) -> float | None:
+    has_minute = item.get("minute") is not None
+    has_at = item.get("at") is not None
+    if has_minute == has_at:
+        which = "both" if has_minute else "neither"
+        reader.problem(path, f"an incident needs exactly one of minute and at, not {which}")
+        return None
+    if has_minute:
+        return reader.number(item, "minute", path)
+    at = reader.moment(item, "at", path)
+    if at is None or match is None:
+        return None
+    minutes = (at - match.kickoff).total_seconds() / 60
+    return int(minutes) if minutes.is_integer() else minutes
+
+
+def _match_of(
+    reader: Reader, item: dict[str, Any], path: str, match_list: list[Match]
+) -> Match | None:
+    match_id = reader.text(item, "match", path)
+    by_id = {m.id: m for m in match_list}
+    if match_id in reader.declared.get("match", ()):
+        return by_id.get(match_id)  # a match with problems of its own: reported there already
+    reader.reference(match_id, f"{path}.match", by_id, "match")
+    return None
+
+
+def _zone_of(
+    reader: Reader, item: dict[str, Any], path: str, match: Match | None, venue_list: list[Venue]
+) -> str | None:
+    zone = reader.text(item, "zone", path)
+    venue = next((v for v in venue_list if match and v.id == match.venue), None)
+    if venue is None:
+        return zone
+    known = [z.id for z in venue.zones]
+    if reader.reference(zone, f"{path}.zone", known, f"zone of venue {venue.id}"):
+        return zone
+    return None

@@ -1,0 +1,43 @@
+"""The JSON of SCENARIO.md's "Output of --json": keys in the contract's order, lists in
+document order. Other tools compare it byte for byte in meaning: keep it stable."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pitchpass.core.coverage import Coverage
+from pitchpass.core.decide import MatchResult
+
+
+def decide_json(results: Iterable[MatchResult]) -> dict[str, Any]:
+    return {"matches": [match_json(result) for result in results]}
+
+
+def match_json(result: MatchResult) -> dict[str, Any]:
+    return {
+        "match": result.match.id,
+        "decisions": [
+            {
+                "request": d.request.id,
+                "status": d.status.value,
+                "tier": d.tier,
+                "reasons": [reason.as_json() for reason in d.reasons],
+            }
+            for d in result.decisions
+        ],
+        "usage": [
+            {"zone": u.zone, "phase": u.phase, "used": u.used, "capacity": u.capacity}
+            for u in result.usage
+        ],
+        "incidents": [coverage_json(c) for c in result.incidents],
+    }
+
+
+def coverage_json(coverage: Coverage) -> dict[str, Any]:
+    return {
+        "incident": coverage.incident.id,
+        "zone": coverage.incident.zone,
+        "phase": coverage.phase,
+        "covered_by": [source.as_json() for source in coverage.covered_by],
+    }

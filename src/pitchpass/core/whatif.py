@@ -1,0 +1,144 @@
+"""What-if: decide a scenario as it is and with changes, and report what differs."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pitchpass.core.codes import Status
+from pitchpass.core.decide import MatchResult, decide
+from pitchpass.core.locked import check_locked_fit
+from pitchpass.core.model import Scenario, Venue
+from pitchpass.core.problems import Problem, ScenarioInvalid, did_you_mean
+from pitchpass.core.report import coverage_json, decide_json
+
+
+@dataclass(frozen=True)
+class CapacityChange:
+    zone: str
+    phase: str | None  # None: every phase
+    places: int
+
+
+@dataclass(frozen=True)
+class Changes:
+    grant: tuple[str, ...] = ()  # made locked
+    refuse: tuple[str, ...] = ()  # taken out
+    capacity: tuple[CapacityChange, ...] = ()  # applied in order: a later one wins
+
+
+_CAPACITY = re.compile(r"^(?P<zone>[^@=]+?)(?:@(?P<phase>[^@=]+?))?=(?P<n>-?\d+)$")
+
+
+def parse_capacity(text: str, where: str = "--capacity") -> CapacityChange:
+    """`ZONE[@PHASE]=N`, as typed on the command line."""
+    match = _CAPACITY.match(text.strip())
+    if match is None:
+        raise ScenarioInvalid(
+            [Problem(where, f'"{text}" is not ZONE=N or ZONE@PHASE=N (e.g. tunnel@post-match=48)')]
+        )
+    return CapacityChange(match["zone"].strip(), match["phase"], int(match["n"]))
+
+
+def apply_changes(scenario: Scenario, changes: Changes) -> Scenario:
+    """The scenario with the changes, or ScenarioInvalid naming every bad change."""
+    problems = _check(scenario, changes)
+    if problems:
+        raise ScenarioInvalid(problems)
+    refused, granted = set(changes.refuse), set(changes.grant)
+    requests = tuple(
+        dataclasses.replace(r, locked=True) if r.id in granted else r
+        for r in scenario.requests
+        if r.id not in refused
+    )
+    venues = tuple(_with_capacity(v, changes.capacity) for v in scenario.venues)
+    changed = dataclasses.replace(scenario, requests=requests, venues=venues)
+    problems = check_locked_fit(changed)
+    if problems:
+        raise ScenarioInvalid(
+            Problem("--grant", "with these changes, " + p.message) for p in problems
+        )
+    return changed
+
+
+def _check(scenario: Scenario, changes: Changes) -> list[Problem]:
+    problems = []
+    ids = [r.id for r in scenario.requests]
+    for flag, chosen in (("--grant", changes.grant), ("--refuse", changes.refuse)):
+        for request_id in chosen:
+            if request_id not in ids:
+                hint = did_you_mean(request_id, ids)
+                problems.append(Problem(flag, f'unknown request "{request_id}"{hint}'))
+    for request_id in sorted(set(changes.grant) & set(changes.refuse)):
+        problems.append(Problem("--refuse", f'request "{request_id}" is both granted and refused'))
+    zones = {z.id for v in scenario.venues for z in v.zones}
+    phases = [p.id for p in scenario.phases]
+    for change in changes.capacity:
+        if change.zone not in zones:
+            hint = did_you_mean(change.zone, zones)
+            problems.append(Problem("--capacity", f'unknown zone "{change.zone}"{hint}'))
+        if change.phase is not None and change.phase not in phases:
+            hint = did_you_mean(change.phase, phases)
+            problems.append(Problem("--capacity", f'unknown phase "{change.phase}"{hint}'))
+        if change.places < 0:
+            problems.append(
+                Problem("--capacity", f"capacity must be at least 0, not {change.places}")
+            )
+    return problems
+
+
+def _with_capacity(venue: Venue, capacity: Sequence[CapacityChange]) -> Venue:
+    zones = []
+    for zone in venue.zones:
+        places = dict(zone.capacity)
+        for change in capacity:
+            if change.zone == zone.id:
+                for phase in places:
+                    if change.phase in (None, phase):
+                        places[phase] = change.places
+        zones.append(
+            dataclasses.replace(zone, capacity=places) if places != zone.capacity else zone
+        )
+    return dataclasses.replace(venue, zones=tuple(zones))
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    before: tuple[MatchResult, ...]
+    after: tuple[MatchResult, ...]
+    changes: tuple[tuple[str, str, str], ...]  # (request, before, after)
+    incidents: tuple[tuple[str, list[dict[str, Any]], list[dict[str, Any]]], ...]
+
+
+def what_if(scenario: Scenario, changes: Changes, match_ids: Iterable[str] | None = None) -> WhatIf:
+    wanted = None if match_ids is None else list(match_ids)
+    changed = apply_changes(scenario, changes)
+    before, after = decide(scenario, wanted), decide(changed, wanted)
+    statuses_after = {d.request.id: d.status.value for r in after for d in r.decisions}
+    request_changes = tuple(
+        (d.request.id, d.status.value, statuses_after.get(d.request.id, Status.REMOVED.value))
+        for r in before
+        for d in r.decisions
+        if d.status.value != statuses_after.get(d.request.id, Status.REMOVED.value)
+    )
+    covered_after = {
+        c.incident.id: coverage_json(c)["covered_by"] for r in after for c in r.incidents
+    }
+    incident_changes = tuple(
+        (c.incident.id, coverage_json(c)["covered_by"], covered_after[c.incident.id])
+        for r in before
+        for c in r.incidents
+        if coverage_json(c)["covered_by"] != covered_after[c.incident.id]
+    )
+    return WhatIf(before, after, request_changes, incident_changes)
+
+
+def what_if_json(result: WhatIf) -> dict[str, Any]:
+    return {
+        "changes": [{"request": r, "before": b, "after": a} for r, b, a in result.changes],
+        "incidents": [{"incident": i, "before": b, "after": a} for i, b, a in result.incidents],
+        "result": decide_json(result.after),
+    }

@@ -1,0 +1,145 @@
+"""Rich renderings of decisions and what-if results for people at a terminal."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from pitchpass.core import MatchResult, Scenario
+from pitchpass.core.codes import Status
+from pitchpass.core.coverage import Coverage
+from pitchpass.core.whatif import WhatIf
+
+
+def match_heading(scenario: Scenario, result: MatchResult) -> Text:
+    match = result.match
+    venue = scenario.venue(match.venue)
+    home = scenario.organisation(match.home).name
+    away = scenario.organisation(match.away).name
+    when = match.kickoff.strftime("%Y-%m-%d %H:%M %Z").strip()
+    return Text.assemble(
+        (f"{home} v {away}", "bold"), f"  {venue.name}, kick-off {when}  ", (match.id, "dim")
+    )
+
+
+def requests_table(scenario: Scenario, result: MatchResult) -> Table:
+    table = Table(title="Requests", title_justify="left", expand=False)
+    for column in ("request", "organisation", "zone", "phases", "crew", "tier", "status"):
+        table.add_column(column, no_wrap=column in ("request", "status"))
+    table.add_column("reasons", overflow="fold")
+    for decision in result.decisions:
+        request = decision.request
+        granted = decision.status is Status.GRANTED
+        status = Text(decision.status.value, style="green" if granted else "bold red")
+        if request.locked:
+            status.append(" (locked)", style="dim")
+        crew = f"{request.crew}" + (" no camera" if request.cameras == 0 else "")
+        table.add_row(
+            request.id,
+            scenario.organisation(request.by).name,
+            request.zone,
+            ", ".join(request.phases),
+            crew,
+            decision.tier,
+            status,
+            "\n".join(reason.text for reason in decision.reasons),
+        )
+    return table
+
+
+def usage_grid(scenario: Scenario, result: MatchResult) -> Table:
+    table = Table(title="Places used of capacity", title_justify="left")
+    table.add_column("zone")
+    phases = [p.id for p in scenario.phases]
+    for phase in phases:
+        table.add_column(phase, justify="right")
+    cells = {(u.zone, u.phase): u for u in result.usage}
+    for zone in scenario.venue(result.match.venue).zones:
+        row: list[Text | str] = [zone.id]
+        for phase in phases:
+            u = cells[zone.id, phase]
+            row.append(Text(f"{u.used}/{u.capacity}", style=_fullness(u.used, u.capacity)))
+        table.add_row(*row)
+    return table
+
+
+def _fullness(used: int, capacity: int) -> str:
+    if capacity == 0:
+        return "dim"
+    share = used / capacity
+    if share >= 1:
+        return "bold red"
+    if share >= 0.75:
+        return "yellow"
+    return "green" if used else "dim green"
+
+
+def incident_lines(scenario: Scenario, coverages: Sequence[Coverage]) -> Group:
+    lines = [Text("Incidents", style="italic")]
+    if not coverages:
+        lines.append(Text("  none logged", style="dim"))
+    for coverage in coverages:
+        incident = coverage.incident
+        minute = f"{incident.minute:g}'"
+        line = Text(f"  {incident.id}  {minute} ({coverage.phase or 'outside every phase'}) ")
+        line.append(f"{incident.zone}: {incident.what}  ")
+        line.append_text(caught_by(scenario, coverage))
+        lines.append(line)
+    return Group(*lines)
+
+
+def caught_by(scenario: Scenario, coverage: Coverage) -> Text:
+    if not coverage.covered_by:
+        return Text("not caught on camera", style="bold white on red")
+    names = [
+        f"{s.id} ({scenario.organisation(s.org).name})" if s.org else s.id
+        for s in coverage.covered_by
+    ]
+    return Text("caught by " + ", ".join(names), style="green")
+
+
+def print_decisions(console: Console, scenario: Scenario, results: Sequence[MatchResult]) -> None:
+    for result in results:
+        console.rule(match_heading(scenario, result))
+        console.print(requests_table(scenario, result))
+        console.print(usage_grid(scenario, result))
+        console.print(incident_lines(scenario, result.incidents))
+        console.print()
+
+
+def print_what_if(console: Console, scenario: Scenario, result: WhatIf) -> None:
+    if not result.changes and not result.incidents:
+        console.print("No decision and no incident's coverage would change.")
+        return
+    if result.changes:
+        table = Table(title="Requests whose decision would change", title_justify="left")
+        for column in ("request", "organisation", "before", "after"):
+            table.add_column(column)
+        for request_id, before, after in result.changes:
+            request = next(r for r in scenario.requests if r.id == request_id)
+            table.add_row(
+                request_id,
+                scenario.organisation(request.by).name,
+                _status(before),
+                _status(after),
+            )
+        console.print(table)
+    for incident_id, before, after in result.incidents:
+        console.print(
+            Text.assemble(
+                (f"{incident_id}: ", "bold"),
+                f"caught by {_sources(before)} -> caught by {_sources(after)}",
+            )
+        )
+
+
+def _status(value: str) -> Text:
+    style = {"granted": "green", "refused": "bold red"}.get(value, "dim")
+    return Text(value, style=style)
+
+
+def _sources(covered_by: list[dict[str, object]]) -> str:
+    return ", ".join(str(s["id"]) for s in covered_by) or "nobody"
