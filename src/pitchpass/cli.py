@@ -39,8 +39,12 @@ app = typer.Typer(
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
 
-FileArg = Annotated[Path, typer.Argument(help="A scenario file (YAML or JSON).", show_default=False)]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print SCENARIO.md's JSON instead of tables.")]
+FileArg = Annotated[
+    Path, typer.Argument(help="A scenario file (YAML or JSON).", show_default=False)
+]
+JsonOpt = Annotated[
+    bool, typer.Option("--json", help="Print SCENARIO.md's JSON instead of tables.")
+]
 MatchOpt = Annotated[
     str | None, typer.Option("--match", help="Only this match (its id).", show_default=False)
 ]
@@ -123,8 +127,9 @@ def schema() -> None:
 def demo(
     file: Annotated[
         Path | None,
-        typer.Argument(help="The scenario to tell (default: the 2017 Manchester derby).",
-                       show_default=False),
+        typer.Argument(
+            help="The scenario to tell (default: the 2017 Manchester derby).", show_default=False
+        ),
     ] = None,
 ) -> None:
     """Tell the seed story: who was kept out, why, what no camera caught, and what-if."""

@@ -127,11 +127,11 @@ def print_what_if(console: Console, scenario: Scenario, result: WhatIf) -> None:
                 _status(after),
             )
         console.print(table)
-    for incident_id, before, after in result.incidents:
+    for incident_id, was, will_be in result.incidents:
         console.print(
             Text.assemble(
                 (f"{incident_id}: ", "bold"),
-                f"caught by {_sources(before)} -> caught by {_sources(after)}",
+                f"caught by {_sources(was)} -> caught by {_sources(will_be)}",
             )
         )
 

@@ -127,9 +127,7 @@ def usage_of(
     return used
 
 
-def fits(
-    requests: list[dict[str, Any]], zones: dict[str, dict[str, Any]]
-) -> bool:
+def fits(requests: list[dict[str, Any]], zones: dict[str, dict[str, Any]]) -> bool:
     used = usage_of(requests, zones)
     return all(n <= capacity_at(zones[z], p) for (z, p), n in used.items())
 
@@ -241,8 +239,7 @@ def decide_match(match: dict[str, Any], doc: Doc) -> dict[str, Any]:
     ineligible = {
         r["id"]: reasons
         for r in requests
-        if not r.get("locked")
-        and (reasons := eligibility_reasons(r, match, zones, doc))
+        if not r.get("locked") and (reasons := eligibility_reasons(r, match, zones, doc))
     }
     eligible = [r for r in requests if not r.get("locked") and r["id"] not in ineligible]
     ordered = sorted(
@@ -287,8 +284,12 @@ def decide_match(match: dict[str, Any], doc: Doc) -> dict[str, Any]:
         )
 
     usage = [
-        {"zone": z["id"], "phase": p["id"], "used": used[(z["id"], p["id"])],
-         "capacity": capacity_at(z, p["id"])}
+        {
+            "zone": z["id"],
+            "phase": p["id"],
+            "used": used[(z["id"], p["id"])],
+            "capacity": capacity_at(z, p["id"]),
+        }
         for z in venue["zones"]
         for p in phases
     ]
@@ -326,9 +327,7 @@ def oracle_decide(doc: Doc) -> dict[str, Any]:
 # --------------------------------------------------------------------------- what-if
 
 
-def apply_what_if(
-    doc: Doc, grant: list[str], refuse: list[str], capacity: dict[str, int]
-) -> Doc:
+def apply_what_if(doc: Doc, grant: list[str], refuse: list[str], capacity: dict[str, int]) -> Doc:
     """The document with the what-if changes applied (the input is not modified).
 
     ``ZONE=N`` replaces the zone's capacity (int or map) by N in every venue with that zone;

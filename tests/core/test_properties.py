@@ -54,9 +54,7 @@ def key_orders(value: Any, inside_reason: bool = False) -> Any:
     """The key order of every dict (the contract fixes it), reasons' keys taken as a set."""
     if isinstance(value, dict):
         keys = sorted(value) if inside_reason else list(value)
-        return [
-            (k, key_orders(value[k], inside_reason=(k == "reasons"))) for k in keys
-        ]
+        return [(k, key_orders(value[k], inside_reason=(k == "reasons"))) for k in keys]
     if isinstance(value, list):
         return [key_orders(v, inside_reason) for v in value]
     return None
@@ -167,8 +165,9 @@ def scenarios(draw: st.DrawFn) -> dict[str, Any]:
                 zone["capacity"] = {p: draw(CAPACITIES) for p in phase_ids}
             if draw(st.integers(0, 9)) < 3:
                 others = [z for z in zone_ids if z != zid]
-                zone["via"] = draw(st.lists(st.sampled_from(others), min_size=1, max_size=2,
-                                            unique=True))
+                zone["via"] = draw(
+                    st.lists(st.sampled_from(others), min_size=1, max_size=2, unique=True)
+                )
             occupant = draw(st.sampled_from([None, None, None, "home", "away"]))
             if occupant:
                 zone["occupant"] = occupant
@@ -311,13 +310,17 @@ def what_if_cases(
     refuse = draw(st.lists(st.sampled_from(ids), max_size=2, unique=True)) if ids else []
     rest = [i for i in ids if i not in refuse]
     # mostly requests granted as is (always valid), sometimes any request
-    wanted = draw(
-        st.lists(
-            st.sampled_from(rest) if rest else st.nothing(),
-            max_size=3,
-            unique=True,
+    wanted = (
+        draw(
+            st.lists(
+                st.sampled_from(rest) if rest else st.nothing(),
+                max_size=3,
+                unique=True,
+            )
         )
-    ) if rest else []
+        if rest
+        else []
+    )
     wanted += [i for i in rest if i in granted and draw(st.integers(0, 3)) == 0]
 
     zone_ids = sorted({z["id"] for v in doc["venues"] for z in v["zones"]})
@@ -370,8 +373,7 @@ def test_what_if_matches_oracle(
     doc, grant, refuse, capacity = case
     expected = oracle_what_if(copy.deepcopy(doc), grant, refuse, capacity)
     assert expected["result"] == oracle_decide(apply_what_if(doc, grant, refuse, capacity))
-    actual = engine.what_if_document(copy.deepcopy(doc), list(grant), list(refuse),
-                                     dict(capacity))
+    actual = engine.what_if_document(copy.deepcopy(doc), list(grant), list(refuse), dict(capacity))
     assert_same(actual, expected)
 
 
@@ -390,7 +392,10 @@ def tiny(
 ) -> dict[str, Any]:
     """One match at 2017-12-10 16:30 UTC, deadline 5d unless a policy says otherwise."""
     match: dict[str, Any] = {
-        "id": "m", "venue": "v", "home": "home-club", "away": "away-club",
+        "id": "m",
+        "venue": "v",
+        "home": "home-club",
+        "away": "away-club",
         "kickoff": "2017-12-10T16:30:00+00:00",
     }
     if host:
@@ -398,20 +403,35 @@ def tiny(
     doc: dict[str, Any] = {
         "pitchpass": 1,
         "competition": {"id": "c", "name": "C", "partners": ["partner-a", "partner-b"]},
-        "venues": [{
-            "id": "v", "name": "V",
-            "zones": zones or [{"id": "tunnel", "name": "Tunnel", "capacity": capacity}],
-            "cameras": cameras or [],
-        }],
+        "venues": [
+            {
+                "id": "v",
+                "name": "V",
+                "zones": zones or [{"id": "tunnel", "name": "Tunnel", "capacity": capacity}],
+                "cameras": cameras or [],
+            }
+        ],
         "organisations": [
             {"id": o, "name": o, "kind": k}
-            for o, k in [("home-club", "club"), ("away-club", "club"), ("partner-a", "broadcaster"),
-                         ("partner-b", "broadcaster"), ("press", "agency"), ("tv", "broadcaster")]
+            for o, k in [
+                ("home-club", "club"),
+                ("away-club", "club"),
+                ("partner-a", "broadcaster"),
+                ("partner-b", "broadcaster"),
+                ("press", "agency"),
+                ("tv", "broadcaster"),
+            ]
         ],
         "matches": [match],
         "requests": [
-            {"match": "m", "zone": "tunnel", "phases": ["arrival"], "crew": 1,
-             "submitted": "2017-12-01T10:00:00+00:00", **r}
+            {
+                "match": "m",
+                "zone": "tunnel",
+                "phases": ["arrival"],
+                "crew": 1,
+                "submitted": "2017-12-01T10:00:00+00:00",
+                **r,
+            }
             for r in requests
         ],
         "incidents": incidents or [],
@@ -430,86 +450,131 @@ def decision(result: dict[str, Any], rid: str) -> dict[str, Any]:
 
 
 def test_oracle_most_granted_prefers_count_over_earliness() -> None:
-    doc = tiny([
-        {"id": "big", "by": "partner-a", "crew": 2, "submitted": "2017-12-01T09:00:00+00:00"},
-        {"id": "s1", "by": "partner-a", "crew": 1, "submitted": "2017-12-02T09:00:00+00:00"},
-        {"id": "s2", "by": "partner-b", "crew": 1, "submitted": "2017-12-03T09:00:00+00:00"},
-    ])
+    doc = tiny(
+        [
+            {"id": "big", "by": "partner-a", "crew": 2, "submitted": "2017-12-01T09:00:00+00:00"},
+            {"id": "s1", "by": "partner-a", "crew": 1, "submitted": "2017-12-02T09:00:00+00:00"},
+            {"id": "s2", "by": "partner-b", "crew": 1, "submitted": "2017-12-03T09:00:00+00:00"},
+        ]
+    )
     result = oracle_decide(doc)
     assert statuses(result) == {"big": "refused", "s1": "granted", "s2": "granted"}
     assert strip(decision(result, "big")) == {
-        "request": "big", "status": "refused", "tier": "partner",
-        "reasons": [{"code": "capacity", "zone": "tunnel", "phase": "arrival",
-                     "used": 2, "capacity": 2, "needed": 2}],
+        "request": "big",
+        "status": "refused",
+        "tier": "partner",
+        "reasons": [
+            {
+                "code": "capacity",
+                "zone": "tunnel",
+                "phase": "arrival",
+                "used": 2,
+                "capacity": 2,
+                "needed": 2,
+            }
+        ],
     }
 
 
 def test_oracle_first_come_walks_the_order() -> None:
-    doc = tiny([
-        {"id": "big", "by": "partner-a", "crew": 2, "submitted": "2017-12-01T09:00:00+00:00"},
-        {"id": "s1", "by": "partner-a", "crew": 1, "submitted": "2017-12-02T09:00:00+00:00"},
-        {"id": "s2", "by": "partner-b", "crew": 1, "submitted": "2017-12-03T09:00:00+00:00"},
-    ], policy={"within_tier": "first-come"})
+    doc = tiny(
+        [
+            {"id": "big", "by": "partner-a", "crew": 2, "submitted": "2017-12-01T09:00:00+00:00"},
+            {"id": "s1", "by": "partner-a", "crew": 1, "submitted": "2017-12-02T09:00:00+00:00"},
+            {"id": "s2", "by": "partner-b", "crew": 1, "submitted": "2017-12-03T09:00:00+00:00"},
+        ],
+        policy={"within_tier": "first-come"},
+    )
     assert statuses(oracle_decide(doc)) == {"big": "granted", "s1": "refused", "s2": "refused"}
 
 
 def test_oracle_tie_break_takes_the_earliest_then_the_smallest_id() -> None:
-    doc = tiny([
-        {"id": "b", "by": "press", "submitted": "2017-12-01T09:00:00+00:00"},
-        {"id": "late-ish", "by": "press", "submitted": "2017-12-02T09:00:00+00:00"},
-        # same instant as "b", written in another timezone; id "a" < "b"
-        {"id": "a", "by": "press", "submitted": "2017-12-01T10:00:00+01:00"},
-    ], capacity=1)
+    doc = tiny(
+        [
+            {"id": "b", "by": "press", "submitted": "2017-12-01T09:00:00+00:00"},
+            {"id": "late-ish", "by": "press", "submitted": "2017-12-02T09:00:00+00:00"},
+            # same instant as "b", written in another timezone; id "a" < "b"
+            {"id": "a", "by": "press", "submitted": "2017-12-01T10:00:00+01:00"},
+        ],
+        capacity=1,
+    )
     assert statuses(oracle_decide(doc)) == {"b": "refused", "late-ish": "refused", "a": "granted"}
 
 
 def test_oracle_lexicographic_choice_among_equal_counts() -> None:
     # capacity 3: {first(2)} + {third(1)} or {second(1), third(1)} + ... all give 2 requests
     # except sets containing first; the greatest 0/1 vector in order starts with first.
-    doc = tiny([
-        {"id": "first", "by": "press", "crew": 2, "submitted": "2017-12-01T09:00:00+00:00"},
-        {"id": "second", "by": "press", "crew": 2, "submitted": "2017-12-01T10:00:00+00:00"},
-        {"id": "third", "by": "press", "crew": 1, "submitted": "2017-12-01T11:00:00+00:00"},
-    ], capacity=3)
+    doc = tiny(
+        [
+            {"id": "first", "by": "press", "crew": 2, "submitted": "2017-12-01T09:00:00+00:00"},
+            {"id": "second", "by": "press", "crew": 2, "submitted": "2017-12-01T10:00:00+00:00"},
+            {"id": "third", "by": "press", "crew": 1, "submitted": "2017-12-01T11:00:00+00:00"},
+        ],
+        capacity=3,
+    )
     assert statuses(oracle_decide(doc)) == {
-        "first": "granted", "second": "refused", "third": "granted"
+        "first": "granted",
+        "second": "refused",
+        "third": "granted",
     }
 
 
 def test_oracle_higher_tier_beats_any_number_of_lower_ones() -> None:
-    doc = tiny([
-        {"id": "o1", "by": "press"}, {"id": "o2", "by": "press"},
-        {"id": "host", "by": "tv", "crew": 2, "submitted": "2017-12-04T09:00:00+00:00"},
-    ], host="tv")
+    doc = tiny(
+        [
+            {"id": "o1", "by": "press"},
+            {"id": "o2", "by": "press"},
+            {"id": "host", "by": "tv", "crew": 2, "submitted": "2017-12-04T09:00:00+00:00"},
+        ],
+        host="tv",
+    )
     result = oracle_decide(doc)
     assert statuses(result) == {"o1": "refused", "o2": "refused", "host": "granted"}
     assert [d["tier"] for d in result["matches"][0]["decisions"]] == ["other", "other", "host"]
 
 
 def test_oracle_unranked_is_below_every_tier() -> None:
-    policy = {"tiers": [{"name": "agencies", "rule": "kind:agency"},
-                        {"name": "a-only", "rule": "org:partner-a"}]}
-    doc = tiny([
-        {"id": "x", "by": "tv", "submitted": "2017-11-01T09:00:00+00:00"},
-        {"id": "y", "by": "partner-a"},
-        {"id": "z", "by": "press", "submitted": "2017-12-05T09:00:00+00:00"},
-    ], capacity=2, policy=policy)
+    policy = {
+        "tiers": [
+            {"name": "agencies", "rule": "kind:agency"},
+            {"name": "a-only", "rule": "org:partner-a"},
+        ]
+    }
+    doc = tiny(
+        [
+            {"id": "x", "by": "tv", "submitted": "2017-11-01T09:00:00+00:00"},
+            {"id": "y", "by": "partner-a"},
+            {"id": "z", "by": "press", "submitted": "2017-12-05T09:00:00+00:00"},
+        ],
+        capacity=2,
+        policy=policy,
+    )
     result = oracle_decide(doc)
     assert statuses(result) == {"x": "refused", "y": "granted", "z": "granted"}
     assert [d["tier"] for d in result["matches"][0]["decisions"]] == [
-        "unranked", "a-only", "agencies"]
+        "unranked",
+        "a-only",
+        "agencies",
+    ]
 
 
 def test_oracle_deadline_exactly_on_it_is_in_time() -> None:
-    doc = tiny([
-        {"id": "on", "by": "press", "submitted": "2017-12-05T16:30:00+00:00"},
-        {"id": "on-tz", "by": "press", "submitted": "2017-12-05T17:30:00+01:00"},
-        {"id": "after", "by": "press", "submitted": "2017-12-05T16:31:00+00:00"},
-        {"id": "h", "by": "press", "submitted": "2017-12-10T14:30:00+00:00"},
-    ], capacity=10)
+    doc = tiny(
+        [
+            {"id": "on", "by": "press", "submitted": "2017-12-05T16:30:00+00:00"},
+            {"id": "on-tz", "by": "press", "submitted": "2017-12-05T17:30:00+01:00"},
+            {"id": "after", "by": "press", "submitted": "2017-12-05T16:31:00+00:00"},
+            {"id": "h", "by": "press", "submitted": "2017-12-10T14:30:00+00:00"},
+        ],
+        capacity=10,
+    )
     result = oracle_decide(doc)
-    assert statuses(result) == {"on": "granted", "on-tz": "granted", "after": "refused",
-                                "h": "refused"}
+    assert statuses(result) == {
+        "on": "granted",
+        "on-tz": "granted",
+        "after": "refused",
+        "h": "refused",
+    }
     assert strip(decision(result, "after"))["reasons"] == [{"code": "late"}]
     doc["policy"] = {"deadline": "2h"}
     assert statuses(oracle_decide(doc))["h"] == "granted"
@@ -520,25 +585,59 @@ def test_oracle_deadline_exactly_on_it_is_in_time() -> None:
 def test_oracle_closed_via_and_no_consent() -> None:
     zones = [
         {"id": "tunnel", "name": "T", "capacity": 9, "closed": ["arrival"]},
-        {"id": "room", "name": "R", "capacity": 9, "via": ["tunnel"], "occupant": "away",
-         "closed": ["arrival", "post-match"]},
+        {
+            "id": "room",
+            "name": "R",
+            "capacity": 9,
+            "via": ["tunnel"],
+            "occupant": "away",
+            "closed": ["arrival", "post-match"],
+        },
     ]
-    doc = tiny([
-        {"id": "r", "by": "tv", "zone": "room", "phases": ["arrival", "post-match", "pre-match"]},
-        {"id": "ok", "by": "tv", "zone": "room", "phases": ["pre-match"],
-         "consent": ["away-club"]},
-        {"id": "club", "by": "away-club", "zone": "room", "phases": ["pre-match"]},
-        {"id": "wrong", "by": "tv", "zone": "room", "phases": ["pre-match"],
-         "consent": ["home-club"]},
-    ], zones=zones)
+    doc = tiny(
+        [
+            {
+                "id": "r",
+                "by": "tv",
+                "zone": "room",
+                "phases": ["arrival", "post-match", "pre-match"],
+            },
+            {
+                "id": "ok",
+                "by": "tv",
+                "zone": "room",
+                "phases": ["pre-match"],
+                "consent": ["away-club"],
+            },
+            {"id": "club", "by": "away-club", "zone": "room", "phases": ["pre-match"]},
+            {
+                "id": "wrong",
+                "by": "tv",
+                "zone": "room",
+                "phases": ["pre-match"],
+                "consent": ["home-club"],
+            },
+        ],
+        zones=zones,
+    )
     result = oracle_decide(doc)
-    assert statuses(result) == {"r": "refused", "ok": "granted", "club": "granted",
-                                "wrong": "refused"}
-    assert strip(decision(result, "r"))["reasons"] == strip(sorted(
-        [{"code": "closed", "zone": "room", "phase": "arrival"},
-         {"code": "closed", "zone": "room", "phase": "post-match"},
-         {"code": "closed", "zone": "tunnel", "phase": "arrival"},
-         {"code": "no-consent"}], key=lambda r: json.dumps(r, sort_keys=True)))
+    assert statuses(result) == {
+        "r": "refused",
+        "ok": "granted",
+        "club": "granted",
+        "wrong": "refused",
+    }
+    assert strip(decision(result, "r"))["reasons"] == strip(
+        sorted(
+            [
+                {"code": "closed", "zone": "room", "phase": "arrival"},
+                {"code": "closed", "zone": "room", "phase": "post-match"},
+                {"code": "closed", "zone": "tunnel", "phase": "arrival"},
+                {"code": "no-consent"},
+            ],
+            key=lambda r: json.dumps(r, sort_keys=True),
+        )
+    )
     assert strip(decision(result, "wrong"))["reasons"] == [{"code": "no-consent"}]
     usage = {(u["zone"], u["phase"]): u["used"] for u in result["matches"][0]["usage"]}
     assert usage[("room", "pre-match")] == 2 and usage[("tunnel", "pre-match")] == 2
@@ -551,30 +650,56 @@ def test_oracle_via_is_not_followed_further_and_capacity_maps() -> None:
         {"id": "b", "name": "B", "capacity": 5, "via": ["a"]},
         {"id": "tunnel", "name": "T", "capacity": 5, "via": ["b"]},
     ]
-    doc = tiny([
-        {"id": "t", "by": "tv", "crew": 3, "phases": ["arrival", "first-half"]},
-        {"id": "b1", "by": "tv", "zone": "b", "crew": 2, "phases": ["arrival", "first-half"],
-         "submitted": "2017-12-02T00:00:00+00:00"},
-    ], zones=zones)
+    doc = tiny(
+        [
+            {"id": "t", "by": "tv", "crew": 3, "phases": ["arrival", "first-half"]},
+            {
+                "id": "b1",
+                "by": "tv",
+                "zone": "b",
+                "crew": 2,
+                "phases": ["arrival", "first-half"],
+                "submitted": "2017-12-02T00:00:00+00:00",
+            },
+        ],
+        zones=zones,
+    )
     result = oracle_decide(doc)
     assert statuses(result) == {"t": "granted", "b1": "refused"}
     # b1 needs 2 in b (3 used of 5: fits? no, 3+2 = 5 fits) and 2 in a (first-half cap 1)
     assert strip(decision(result, "b1"))["reasons"] == [
-        {"code": "capacity", "zone": "a", "phase": "first-half", "used": 0, "capacity": 1,
-         "needed": 2}]
-    usage = {(u["zone"], u["phase"]): (u["used"], u["capacity"])
-             for u in result["matches"][0]["usage"]}
+        {
+            "code": "capacity",
+            "zone": "a",
+            "phase": "first-half",
+            "used": 0,
+            "capacity": 1,
+            "needed": 2,
+        }
+    ]
+    usage = {
+        (u["zone"], u["phase"]): (u["used"], u["capacity"]) for u in result["matches"][0]["usage"]
+    }
     assert usage[("a", "arrival")] == (0, 5)
     assert usage[("b", "first-half")] == (3, 5)
 
 
 def test_oracle_locked_is_granted_whatever_and_first() -> None:
     zones = [{"id": "tunnel", "name": "T", "capacity": 2, "closed": ["arrival"]}]
-    doc = tiny([
-        {"id": "host", "by": "tv", "crew": 1},
-        {"id": "lock", "by": "press", "crew": 2, "locked": True,
-         "submitted": "2017-12-10T16:00:00+00:00"},
-    ], zones=zones, host="tv")
+    doc = tiny(
+        [
+            {"id": "host", "by": "tv", "crew": 1},
+            {
+                "id": "lock",
+                "by": "press",
+                "crew": 2,
+                "locked": True,
+                "submitted": "2017-12-10T16:00:00+00:00",
+            },
+        ],
+        zones=zones,
+        host="tv",
+    )
     assert statuses(oracle_decide(doc)) == {"host": "refused", "lock": "granted"}
     assert decision(oracle_decide(doc), "lock")["reasons"] == []
 
@@ -590,16 +715,27 @@ def test_oracle_coverage() -> None:
         {"id": "i-none", "match": "m", "zone": "tunnel", "minute": 180},
         {"id": "i-start", "match": "m", "zone": "tunnel", "minute": 47},
     ]
-    doc = tiny([
-        {"id": "film", "by": "tv", "phases": ["arrival", "post-match"]},
-        {"id": "reporter", "by": "press", "cameras": 0, "phases": ["arrival"]},
-        {"id": "cam2", "by": "press", "cameras": 2, "phases": ["half-time"]},
-    ], capacity=5, cameras=cameras, incidents=incidents)
+    doc = tiny(
+        [
+            {"id": "film", "by": "tv", "phases": ["arrival", "post-match"]},
+            {"id": "reporter", "by": "press", "cameras": 0, "phases": ["arrival"]},
+            {"id": "cam2", "by": "press", "cameras": 2, "phases": ["half-time"]},
+        ],
+        capacity=5,
+        cameras=cameras,
+        incidents=incidents,
+    )
     result = oracle_decide(doc)
     by_id = {i["incident"]: i for i in result["matches"][0]["incidents"]}
-    assert by_id["i-arr"] == {"incident": "i-arr", "zone": "tunnel", "phase": "arrival",
-                              "covered_by": [{"source": "request", "id": "film", "org": "tv"},
-                                             {"source": "camera", "id": "always", "org": None}]}
+    assert by_id["i-arr"] == {
+        "incident": "i-arr",
+        "zone": "tunnel",
+        "phase": "arrival",
+        "covered_by": [
+            {"source": "request", "id": "film", "org": "tv"},
+            {"source": "camera", "id": "always", "org": None},
+        ],
+    }
     assert by_id["i-post"]["phase"] == "post-match"  # 112 minutes after kick-off
     assert [c["id"] for c in by_id["i-post"]["covered_by"]] == ["film", "always", "post"]
     assert by_id["i-none"]["phase"] is None
@@ -611,32 +747,43 @@ def test_oracle_coverage() -> None:
 
 def test_oracle_what_if_diff() -> None:
     incidents = [{"id": "i", "match": "m", "zone": "tunnel", "minute": -100}]
-    doc = tiny([
-        {"id": "a", "by": "tv"},
-        {"id": "b", "by": "press", "submitted": "2017-12-02T00:00:00+00:00"},
-        {"id": "c", "by": "press", "submitted": "2017-12-03T00:00:00+00:00"},
-    ], capacity=1, incidents=incidents)
+    doc = tiny(
+        [
+            {"id": "a", "by": "tv"},
+            {"id": "b", "by": "press", "submitted": "2017-12-02T00:00:00+00:00"},
+            {"id": "c", "by": "press", "submitted": "2017-12-03T00:00:00+00:00"},
+        ],
+        capacity=1,
+        incidents=incidents,
+    )
     assert statuses(oracle_decide(doc)) == {"a": "granted", "b": "refused", "c": "refused"}
     out = oracle_what_if(doc, ["c"], ["a"], {})
     assert out["changes"] == [
         {"request": "a", "before": "granted", "after": "removed"},
         {"request": "c", "before": "refused", "after": "granted"},
     ]
-    assert out["incidents"] == [{
-        "incident": "i",
-        "before": [{"source": "request", "id": "a", "org": "tv"}],
-        "after": [{"source": "request", "id": "c", "org": "press"}],
-    }]
+    assert out["incidents"] == [
+        {
+            "incident": "i",
+            "before": [{"source": "request", "id": "a", "org": "tv"}],
+            "after": [{"source": "request", "id": "c", "org": "press"}],
+        }
+    ]
     out = oracle_what_if(doc, [], [], {"tunnel@arrival": 2})
     assert out["changes"] == [{"request": "b", "before": "refused", "after": "granted"}]
     assert out["result"]["matches"][0]["usage"][0] == {
-        "zone": "tunnel", "phase": "arrival", "used": 2, "capacity": 2}
+        "zone": "tunnel",
+        "phase": "arrival",
+        "used": 2,
+        "capacity": 2,
+    }
     assert oracle_what_if(doc, [], [], {"tunnel": 3})["changes"][-1]["request"] == "c"
     assert not locked_within_capacity(apply_what_if(doc, ["a", "b"], [], {}))
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(doc=scenarios())
 def test_oracle_invariants(doc: dict[str, Any]) -> None:
     """Self-checks of the oracle on generated scenarios: granted sets fit; refusals explained."""

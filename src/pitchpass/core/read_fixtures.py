@@ -143,9 +143,12 @@ def _cameras(
 
 def matches(
     reader: Reader, top: dict[str, Any], venue_list: list[Venue], org_ids: list[str]
-) -> list[Match]:
+) -> tuple[list[Match], dict[str, str]]:
+    """The matches, and the venue of every match id that names a known one (even a match
+    with problems of its own, so that its requests' zones are still checked)."""
     seen: dict[str, str] = {}
     result = []
+    venue_of: dict[str, str] = {}
     venue_ids = [v.id for v in venue_list]
     for i, raw in enumerate(reader.items(top, "matches", "", required=True)):
         path = f"matches[{i}]"
@@ -155,7 +158,8 @@ def matches(
         match_id = reader.text(item, "id", path)
         unique(reader, seen, match_id, path, "match")
         venue = reader.text(item, "venue", path)
-        reader.reference(venue, f"{path}.venue", venue_ids, "venue")
+        if reader.reference(venue, f"{path}.venue", venue_ids, "venue") and match_id and venue:
+            venue_of.setdefault(match_id, venue)
         home = reader.text(item, "home", path)
         away = reader.text(item, "away", path)
         reader.reference(home, f"{path}.home", org_ids, "organisation")
@@ -167,7 +171,7 @@ def matches(
         reader.reference(host, f"{path}.host", org_ids, "organisation")
         if match_id and venue and home and away and kickoff:
             result.append(Match(match_id, venue, home, away, kickoff, host))
-    return result
+    return result, venue_of
 
 
 _REQUEST_FIELDS = (
@@ -179,6 +183,7 @@ def requests(
     reader: Reader,
     top: dict[str, Any],
     match_list: list[Match],
+    venue_of: dict[str, str],
     venue_list: list[Venue],
     phase_ids: list[str],
     org_ids: list[str],
@@ -195,7 +200,7 @@ def requests(
         match = _match_of(reader, item, path, match_list)
         by = reader.text(item, "by", path)
         reader.reference(by, f"{path}.by", org_ids, "organisation")
-        zone = _zone_of(reader, item, path, match, venue_list)
+        zone = _zone_of(reader, item, path, venue_of, venue_list)
         phases = reader.id_list(item, "phases", path, required=True)
         if "phases" in item and not phases and item["phases"] is not None:
             reader.problem(f"{path}.phases", "must name at least one phase")
@@ -227,7 +232,11 @@ def requests(
 
 
 def incidents(
-    reader: Reader, top: dict[str, Any], match_list: list[Match], venue_list: list[Venue]
+    reader: Reader,
+    top: dict[str, Any],
+    match_list: list[Match],
+    venue_of: dict[str, str],
+    venue_list: list[Venue],
 ) -> list[Incident]:
     seen: dict[str, str] = {}
     result = []
@@ -239,7 +248,7 @@ def incidents(
         incident_id = reader.text(item, "id", path)
         unique(reader, seen, incident_id, path, "incident")
         match = _match_of(reader, item, path, match_list)
-        zone = _zone_of(reader, item, path, match, venue_list)
+        zone = _zone_of(reader, item, path, venue_of, venue_list)
         what = reader.text(item, "what", path, required=False) or ""
         minute = _minute(reader, item, path, match)
         if incident_id and match and zone and minute is not None:
@@ -268,17 +277,22 @@ def _match_of(
 ) -> Match | None:
     match_id = reader.text(item, "match", path)
     by_id = {m.id: m for m in match_list}
-    if match_id in reader.declared.get("match", ()):
+    if match_id is not None and match_id in reader.declared.get("match", ()):
         return by_id.get(match_id)  # a match with problems of its own: reported there already
     reader.reference(match_id, f"{path}.match", by_id, "match")
     return None
 
 
 def _zone_of(
-    reader: Reader, item: dict[str, Any], path: str, match: Match | None, venue_list: list[Venue]
+    reader: Reader,
+    item: dict[str, Any],
+    path: str,
+    venue_of: dict[str, str],
+    venue_list: list[Venue],
 ) -> str | None:
     zone = reader.text(item, "zone", path)
-    venue = next((v for v in venue_list if match and v.id == match.venue), None)
+    venue_id = venue_of.get(str(item.get("match")))
+    venue = next((v for v in venue_list if v.id == venue_id), None)
     if venue is None:
         return zone
     known = [z.id for z in venue.zones]

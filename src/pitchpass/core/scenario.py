@@ -45,9 +45,9 @@ def check_document(
     plan = phases(reader, top)
     phase_ids = [p.id for p in plan]
     the_venues = venues(reader, top, phase_ids, org_ids)
-    the_matches = matches(reader, top, the_venues, org_ids)
-    the_requests = requests(reader, top, the_matches, the_venues, phase_ids, org_ids)
-    the_incidents = incidents(reader, top, the_matches, the_venues)
+    the_matches, venue_of = matches(reader, top, the_venues, org_ids)
+    the_requests = requests(reader, top, the_matches, venue_of, the_venues, phase_ids, org_ids)
+    the_incidents = incidents(reader, top, the_matches, venue_of, the_venues)
     if reader.problems:
         return None, reader.problems, reader.warnings
     scenario = Scenario(

@@ -117,23 +117,28 @@ def what_if(scenario: Scenario, changes: Changes, match_ids: Iterable[str] | Non
     wanted = None if match_ids is None else list(match_ids)
     changed = apply_changes(scenario, changes)
     before, after = decide(scenario, wanted), decide(changed, wanted)
-    statuses_after = {d.request.id: d.status.value for r in after for d in r.decisions}
+    # Both lists follow the document: requests and incidents of all matches interleaved
+    # as written, not grouped by match.
+    status_before = {d.request.id: d.status.value for r in before for d in r.decisions}
+    status_after = {d.request.id: d.status.value for r in after for d in r.decisions}
     request_changes = tuple(
-        (d.request.id, d.status.value, statuses_after.get(d.request.id, Status.REMOVED.value))
-        for r in before
-        for d in r.decisions
-        if d.status.value != statuses_after.get(d.request.id, Status.REMOVED.value)
+        (r.id, status_before[r.id], status_after.get(r.id, Status.REMOVED.value))
+        for r in scenario.requests
+        if r.id in status_before
+        and status_before[r.id] != status_after.get(r.id, Status.REMOVED.value)
     )
-    covered_after = {
-        c.incident.id: coverage_json(c)["covered_by"] for r in after for c in r.incidents
-    }
+    covered_before = _covered_by(before)
+    covered_after = _covered_by(after)
     incident_changes = tuple(
-        (c.incident.id, coverage_json(c)["covered_by"], covered_after[c.incident.id])
-        for r in before
-        for c in r.incidents
-        if coverage_json(c)["covered_by"] != covered_after[c.incident.id]
+        (i.id, covered_before[i.id], covered_after[i.id])
+        for i in scenario.incidents
+        if i.id in covered_before and covered_before[i.id] != covered_after[i.id]
     )
     return WhatIf(before, after, request_changes, incident_changes)
+
+
+def _covered_by(results: Iterable[MatchResult]) -> dict[str, list[dict[str, Any]]]:
+    return {c.incident.id: coverage_json(c)["covered_by"] for r in results for c in r.incidents}
 
 
 def what_if_json(result: WhatIf) -> dict[str, Any]:

@@ -1,0 +1,125 @@
+"""`pitchpass demo`: tell the story a scenario holds, worked out by the engine, not written in.
+
+For each match: who was refused and why; which incidents no camera caught; and, for
+each such incident, the refused crews that would have caught it: how many more places
+would have let them in, and whom granting them outright would have bumped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.text import Text
+
+from pitchpass.core import Changes, MatchResult, Scenario, decide, what_if
+from pitchpass.core.codes import ReasonCode, Status
+from pitchpass.core.coverage import Coverage
+from pitchpass.core.decide import Decision
+from pitchpass.core.whatif import CapacityChange
+from pitchpass.terminal import caught_by, match_heading, usage_grid
+
+SEED = "manchester-derby-2017.yaml"
+
+
+def default_scenario() -> Path:
+    """The seed story: ./scenarios/ if run from a checkout, else the source tree's."""
+    here = Path("scenarios") / SEED
+    if here.is_file():
+        return here
+    return Path(__file__).resolve().parents[2] / "scenarios" / SEED
+
+
+def tell(console: Console, scenario: Scenario, path: Path) -> None:
+    for result in decide(scenario):
+        console.rule(match_heading(scenario, result))
+        granted = sum(d.status is Status.GRANTED for d in result.decisions)
+        console.print(
+            f"{len(result.decisions)} requests to film: {granted} granted, "
+            f"{len(result.decisions) - granted} refused."
+        )
+        console.print(usage_grid(scenario, result))
+        for decision in result.decisions:
+            if decision.status is Status.REFUSED:
+                _refusal(console, scenario, decision)
+        console.print()
+        for coverage in result.incidents:
+            _incident(console, scenario, coverage)
+            if not coverage.covered_by:
+                _what_could_have_caught(console, scenario, path, result, coverage)
+        console.print()
+
+
+def _describe(scenario: Scenario, decision: Decision) -> str:
+    r = decision.request
+    people = f"{r.crew} {'person' if r.crew == 1 else 'people'}"
+    return (
+        f"{r.id}, {scenario.organisation(r.by).name} ({decision.tier}): {people} in {r.zone}, "
+        f"{', '.join(r.phases)}"
+    )
+
+
+def _refusal(console: Console, scenario: Scenario, decision: Decision) -> None:
+    console.print(Text.assemble(("Refused ", "bold red"), _describe(scenario, decision)))
+    for reason in decision.reasons:
+        console.print(f"    because {reason.text}")
+
+
+def _incident(console: Console, scenario: Scenario, coverage: Coverage) -> None:
+    incident = coverage.incident
+    console.print(
+        Text.assemble(
+            (f"Minute {incident.minute:g}", "bold"),
+            f" ({coverage.phase or 'outside every phase'}), {incident.zone}: {incident.what}\n    ",
+            caught_by(scenario, coverage),
+        )
+    )
+
+
+def _what_could_have_caught(
+    console: Console, scenario: Scenario, path: Path, result: MatchResult, coverage: Coverage
+) -> None:
+    incident = coverage.incident
+    witnesses = [
+        d
+        for d in result.decisions
+        if d.status is Status.REFUSED
+        and d.request.zone == incident.zone
+        and d.request.cameras >= 1
+        and coverage.phase in d.request.phases
+    ]
+    for decision in witnesses:
+        request = decision.request
+        console.print(
+            f"    Refused, and it would have caught this: {_describe(scenario, decision)}"
+        )
+        room = [r for r in decision.reasons if r.code is ReasonCode.CAPACITY]
+        if room and len(room) == len(decision.reasons):
+            more = tuple(
+                CapacityChange(r.zone or "", r.phase, (r.used or 0) + (r.needed or 0)) for r in room
+            )
+            answer = what_if(scenario, Changes(capacity=more), [result.match.id])
+            flags = " ".join(f"--capacity {c.zone}@{c.phase}={c.places}" for c in more)
+            now = answer.after[0].decision(request.id).status
+            caught = incident.id in {i for i, _, _ in answer.incidents}
+            verdict = "granted, and the incident caught" if caught else f"{now.value}"
+            console.print(
+                f"    What if there had been room? pitchpass what-if {path} {flags}\n"
+                f"      -> {request.id} {verdict}"
+            )
+        bumped = _bumped_by_granting(scenario, result, request.id)
+        console.print(
+            f"    What if it had been granted outright? pitchpass what-if {path} "
+            f"--grant {request.id}\n      -> "
+            + ("bumped: " + "; ".join(bumped) if bumped else "nobody bumped")
+        )
+
+
+def _bumped_by_granting(scenario: Scenario, result: MatchResult, request_id: str) -> list[str]:
+    answer = what_if(scenario, Changes(grant=(request_id,)), [result.match.id])
+    bumped = []
+    for changed_id, before, after in answer.changes:
+        if before == Status.GRANTED and after == Status.REFUSED:
+            decision = result.decision(changed_id)
+            bumped.append(_describe(scenario, decision))
+    return bumped
