@@ -7,6 +7,7 @@ solver could not prove its answer (nothing decided rather than a guess).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -36,8 +37,10 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+# Piped output (a file, a pager, CI logs) is read later and wider than a terminal's 80.
+_PIPED_WIDTH = None if sys.stdout.isatty() or "COLUMNS" in os.environ else 160
+out = Console(highlight=False, width=_PIPED_WIDTH)
+err = Console(stderr=True, highlight=False, width=_PIPED_WIDTH)
 
 FileArg = Annotated[
     Path, typer.Argument(help="A scenario file (YAML or JSON).", show_default=False)
@@ -150,7 +153,7 @@ def _load_with_warnings(file: Path, as_json: bool) -> tuple[Scenario, list[Probl
     except ScenarioInvalid as invalid:
         _fail(invalid.problems, as_json, warn_of=file)
     for warning in warnings:
-        err.print(f"[yellow]warning[/yellow] {warning}", markup=True)
+        err.print(f"[yellow]warning[/yellow] {_escape(str(warning))}", markup=True, soft_wrap=True)
     return scenario, warnings
 
 
@@ -183,7 +186,7 @@ def _fail(problems: Sequence[Problem], as_json: bool, warn_of: Path | None = Non
         if warn_of is not None and len(problems) > 1:
             err.print(f"{warn_of}: {len(problems)} problems, nothing decided:")
         for problem in problems:
-            err.print(f"  [red]error[/red] {_escape(str(problem))}", markup=True)
+            err.print(f"  [red]error[/red] {_escape(str(problem))}", markup=True, soft_wrap=True)
     raise typer.Exit(EXIT_BAD_INPUT)
 
 

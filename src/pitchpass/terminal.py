@@ -26,10 +26,15 @@ def match_heading(scenario: Scenario, result: MatchResult) -> Text:
 
 
 def requests_table(scenario: Scenario, result: MatchResult) -> Table:
-    table = Table(title="Requests", title_justify="left", expand=False)
-    for column in ("request", "organisation", "zone", "phases", "crew", "tier", "status"):
-        table.add_column(column, no_wrap=column in ("request", "status"))
-    table.add_column("reasons", overflow="fold")
+    table = Table(title="Requests", title_justify="left", expand=True)
+    table.add_column("request", no_wrap=True)
+    table.add_column("organisation", max_width=24)
+    table.add_column("zone", max_width=20)
+    table.add_column("phases", max_width=24)
+    table.add_column("crew", no_wrap=True)
+    table.add_column("tier", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    table.add_column("reasons", min_width=30, ratio=1)
     for decision in result.decisions:
         request = decision.request
         granted = decision.status is Status.GRANTED

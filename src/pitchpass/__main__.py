@@ -1,0 +1,3 @@
+from pitchpass.cli import main
+
+main()

@@ -1,0 +1,184 @@
+"""The CLI: both output forms of every command, and bad input (exit code 2, never a traceback)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pitchpass.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = ROOT / "scenarios" / "manchester-derby-2017.yaml"
+SNAPSHOT = Path(__file__).parent / "snapshots" / "manchester-derby-2017.json"
+runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def test_decide_json_matches_the_snapshot() -> None:
+    """The contract's JSON for the seed story; UPDATE_SNAPSHOTS=1 rewrites it after a
+    deliberate change (review the diff: other tools depend on this shape)."""
+    result = run("decide", SEED, "--json")
+    assert result.exit_code == 0, result.stderr
+    if os.environ.get("UPDATE_SNAPSHOTS"):
+        SNAPSHOT.write_text(result.stdout)
+    assert json.loads(result.stdout) == json.loads(SNAPSHOT.read_text())
+    assert result.stdout == SNAPSHOT.read_text()  # key order too
+
+
+def test_decide_tables_show_requests_grid_and_incidents() -> None:
+    result = run("decide", SEED)
+    assert result.exit_code == 0
+    assert "46/46" in result.stdout
+    assert "tunnel, post-match: 46 of 46 places" in result.stdout  # the reason, wrapped
+    assert "not caught on camera" in result.stdout
+    assert "caught by r27" in result.stdout
+
+
+def test_decide_one_match(tmp_path: Path) -> None:
+    result = run(
+        "decide", ROOT / "scenarios" / "european-night.yaml", "--json", "--match", "atl-bre"
+    )
+    assert result.exit_code == 0
+    assert [m["match"] for m in json.loads(result.stdout)["matches"]] == ["atl-bre"]
+
+
+def test_unknown_match_is_bad_input_with_a_hint() -> None:
+    result = run("decide", SEED, "--json", "--match", "mun-mci-2017-12-01")
+    assert result.exit_code == 2
+    error = json.loads(result.stdout)["errors"][0]
+    assert error["path"] == "--match" and "mun-mci-2017-12-10" in error["message"]
+
+
+def test_what_if_json_grant_bumps_a_partner_and_catches_the_incident() -> None:
+    result = run("what-if", SEED, "--grant", "r24", "--json")
+    assert result.exit_code == 0
+    out = json.loads(result.stdout)
+    assert out["changes"] == [
+        {"request": "r23", "before": "granted", "after": "refused"},
+        {"request": "r24", "before": "refused", "after": "granted"},
+    ]
+    assert [i["incident"] for i in out["incidents"]] == ["dressing-room-altercation"]
+    assert list(out) == ["changes", "incidents", "result"]
+
+
+def test_what_if_tables_for_more_places() -> None:
+    result = run("what-if", SEED, "--capacity", "tunnel@post-match=48")
+    assert result.exit_code == 0
+    assert "r24" in result.stdout and "granted" in result.stdout
+    assert "caught by nobody -> caught by r24" in result.stdout
+
+
+def test_what_if_with_nothing_changed_says_so() -> None:
+    result = run("what-if", SEED, "--capacity", "tunnel@post-match=47")
+    assert result.exit_code == 0
+    assert "No decision and no incident's coverage would change" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "path"),
+    [
+        (["--capacity", "tunnel+2"], "--capacity"),
+        (["--capacity", "tunel=3"], "--capacity"),
+        (["--grant", "r99"], "--grant"),
+    ],
+)
+def test_what_if_bad_changes(args: list[str], path: str) -> None:
+    result = run("what-if", SEED, *args, "--json")
+    assert result.exit_code == 2
+    assert json.loads(result.stdout)["errors"][0]["path"] == path
+
+
+def test_validate_a_good_file() -> None:
+    result = run("validate", SEED)
+    assert result.exit_code == 0
+    assert "valid (1 matches, 37 requests, 2 incidents)" in result.stdout
+
+
+def test_validate_lists_every_problem(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    text = (
+        SEED.read_text().replace("crew: 2", "crew: 0", 2).replace("zone: tunnel", "zone: tunel", 1)
+    )
+    bad.write_text(text)
+    result = run("validate", bad, "--json")
+    assert result.exit_code == 2
+    paths = [e["path"] for e in json.loads(result.stdout)["errors"]]
+    assert len(paths) == 3 and any(p.endswith(".zone") for p in paths)
+    human = run("validate", bad)
+    assert human.exit_code == 2 and "3 problems, nothing decided" in human.stderr
+    assert 'did you mean "tunnel"' in human.stderr
+
+
+def test_schema_is_json_schema() -> None:
+    result = run("schema")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["$schema"].startswith("https://json-schema.org/")
+
+
+def test_demo_tells_the_story() -> None:
+    result = run("demo", SEED)
+    assert result.exit_code == 0
+    out = result.stdout
+    assert "Refused r24" in out
+    assert "tunnel, post-match: 46 of 46 places taken" in out
+    assert "not caught on camera" in out
+    assert (
+        "--capacity tunnel@post-match=48" in out and "r24 granted, and the incident caught" in out
+    )
+    assert "--grant r24" in out and "bumped: r23" in out
+
+
+BAD_FILES = {
+    "missing": (None, "no such file"),
+    "directory": ("DIR", "is a directory"),
+    "not utf-8": (b"pitchpass: 1\nname: caf\xe9\n", "not UTF-8"),
+    "yaml syntax": (b"pitchpass: 1\nvenues: [a, b\n", "not valid YAML at line 3, column 1"),
+    "yaml tab": (b"pitchpass: 1\n\tvenues: []\n", "not valid YAML at line 2"),
+    "json syntax": (b'{"pitchpass": 1,}', "not valid JSON at line 1, column 17"),
+    "a list": (b"- 1\n- 2\n", "must be a mapping of fields, not a list"),
+    "a string": (b"hello\n", "must be a mapping of fields, not a string"),
+    "empty": (b"", "the document is empty"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_FILES)
+@pytest.mark.parametrize("command", ["decide", "validate", "what-if"])
+def test_malformed_files_get_one_plain_line(tmp_path: Path, case: str, command: str) -> None:
+    content, message = BAD_FILES[case]
+    path = tmp_path / "scenario.yaml"
+    if content == "DIR":
+        path.mkdir()
+    elif content is not None:
+        path.write_bytes(content)
+    result = run(command, path)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    as_json = run(command, path, "--json")
+    assert as_json.exit_code == 2
+    assert message in json.loads(as_json.stdout)["errors"][0]["message"]
+
+
+def test_the_installed_command_never_shows_a_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("pitchpass: 2\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "pitchpass", "decide", str(bad)], capture_output=True, text=True
+    )
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr and "unknown version 2" in out.stderr
+    good = subprocess.run(
+        [sys.executable, "-m", "pitchpass", "decide", str(SEED), "--json"],
+        capture_output=True,
+        text=True,
+    )
+    assert good.returncode == 0 and json.loads(good.stdout)["matches"][0]["match"]

@@ -1,0 +1,72 @@
+"""The allocator's own structure: what needs no solver, groups, packed objectives, failure."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from pitchpass.core import solver
+from pitchpass.core.allocate import Item, first_come, most_granted
+from pitchpass.core.problems import SolverFailed
+
+CELL = ("tunnel", "post-match")
+OTHER = ("pitch", "post-match")
+
+
+def items(
+    *crews: int, rank: int = 0, cell: tuple[str, str] = CELL, prefix: str = "r"
+) -> list[Item]:
+    return [Item(f"{prefix}{i:03}", rank, crew, (cell,)) for i, crew in enumerate(crews)]
+
+
+def test_no_contention_grants_everything_that_fits() -> None:
+    ordered = items(2, 2, 5)
+    assert most_granted({CELL: 4}, ordered) == {"r000", "r001"}
+
+
+def test_first_come_skips_what_no_longer_fits_and_goes_on() -> None:
+    ordered = items(3, 2, 1)
+    assert first_come({CELL: 4}, ordered) == {"r000", "r002"}
+
+
+def test_independent_groups_are_each_decided_exactly() -> None:
+    tunnel = items(3, 2, 2, prefix="t")
+    pitch = items(3, 2, 2, cell=OTHER, prefix="p")
+    ordered = [tunnel[0], pitch[0], tunnel[1], pitch[1], tunnel[2], pitch[2]]
+    assert most_granted({CELL: 4, OTHER: 3}, ordered) == {"t001", "t002", "p000"}
+
+
+def test_many_objectives_are_packed_into_several_exact_solves() -> None:
+    # 70 equal requests, 30 places: more tie-break bits than one 52-bit objective holds;
+    # the lexicographically greatest set is the first 30 in priority order.
+    ordered = items(*[1] * 70)
+    assert len(solver._chunks(solver._objectives(ordered))) > 1
+    assert most_granted({CELL: 30}, ordered) == {f"r{i:03}" for i in range(30)}
+
+
+def test_tier_counts_come_before_the_tie_break() -> None:
+    high = items(3, 1, 1, rank=0, prefix="h")  # two of crew 1 beat one of crew 3
+    low = items(1, 1, rank=1, prefix="l")
+    assert most_granted({CELL: 3}, [*high, *low]) == {"h001", "h002", "l000"}
+
+
+def test_a_solve_that_is_not_proven_optimal_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver, "TIME_LIMIT_SECONDS", 1e-9)
+    ordered = items(*[1, 2, 3] * 40)
+    with pytest.raises(SolverFailed, match="did not prove"):
+        most_granted({CELL: 50}, ordered, "m1")
+
+
+def test_a_match_without_contention_never_imports_the_solver() -> None:
+    code = (
+        "import sys\n"
+        "sys.path.insert(0, 'tests')\n"
+        "from builders import req, scenario\n"
+        "from pitchpass.core import decide_document\n"
+        "decide_document(scenario(req('a', 'p1'), req('b', 'p2', crew=3)))\n"
+        "print('ortools' in sys.modules, 'pitchpass.core.solver' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
