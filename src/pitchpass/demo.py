@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.console import Console
+from rich.console import Console, RenderableType
+from rich.padding import Padding
 from rich.text import Text
 
 from pitchpass.core import Changes, MatchResult, Scenario, decide, what_if
@@ -50,30 +51,33 @@ def tell(console: Console, scenario: Scenario, path: Path) -> None:
         console.print()
 
 
+def _say(console: Console, what: RenderableType, indent: int = 4) -> None:
+    """Print indented; wrapped lines keep the indent."""
+    console.print(Padding(what, (0, 0, 0, indent)))
+
+
 def _describe(scenario: Scenario, decision: Decision) -> str:
     r = decision.request
     people = f"{r.crew} {'person' if r.crew == 1 else 'people'}"
     return (
-        f"{r.id}, {scenario.organisation(r.by).name} ({decision.tier}): {people} in {r.zone}, "
-        f"{', '.join(r.phases)}"
+        f"{r.id} by {scenario.organisation(r.by).name}, tier {decision.tier}: {people} in "
+        f"{r.zone}, {', '.join(r.phases)}"
     )
 
 
 def _refusal(console: Console, scenario: Scenario, decision: Decision) -> None:
-    console.print(Text.assemble(("Refused ", "bold red"), _describe(scenario, decision)))
+    _say(console, Text.assemble(("Refused ", "bold red"), _describe(scenario, decision)), 0)
     for reason in decision.reasons:
-        console.print(f"    because {reason.text}")
+        _say(console, f"because {reason.text}")
 
 
 def _incident(console: Console, scenario: Scenario, coverage: Coverage) -> None:
     incident = coverage.incident
-    console.print(
-        Text.assemble(
-            (f"Minute {incident.minute:g}", "bold"),
-            f" ({coverage.phase or 'outside every phase'}), {incident.zone}: {incident.what}\n    ",
-            caught_by(scenario, coverage),
-        )
-    )
+    where = f" ({coverage.phase or 'outside every phase'}), {incident.zone}"
+    console.print(Text.assemble((f"Minute {incident.minute:g}", "bold"), where))
+    if incident.what:
+        _say(console, incident.what)
+    _say(console, caught_by(scenario, coverage))
 
 
 def _what_could_have_caught(
@@ -90,9 +94,7 @@ def _what_could_have_caught(
     ]
     for decision in witnesses:
         request = decision.request
-        console.print(
-            f"    Refused, and it would have caught this: {_describe(scenario, decision)}"
-        )
+        _say(console, f"Refused, and it would have caught this: {_describe(scenario, decision)}")
         room = [r for r in decision.reasons if r.code is ReasonCode.CAPACITY]
         if room and len(room) == len(decision.reasons):
             more = tuple(
@@ -103,16 +105,12 @@ def _what_could_have_caught(
             now = answer.after[0].decision(request.id).status
             caught = incident.id in {i for i, _, _ in answer.incidents}
             verdict = "granted, and the incident caught" if caught else f"{now.value}"
-            console.print(
-                f"    What if there had been room? pitchpass what-if {path} {flags}\n"
-                f"      -> {request.id} {verdict}"
-            )
+            _say(console, f"What if there had been room? pitchpass what-if {path} {flags}")
+            _say(console, f"-> {request.id} {verdict}", 6)
         bumped = _bumped_by_granting(scenario, result, request.id)
-        console.print(
-            f"    What if it had been granted outright? pitchpass what-if {path} "
-            f"--grant {request.id}\n      -> "
-            + ("bumped: " + "; ".join(bumped) if bumped else "nobody bumped")
-        )
+        flag = f"--grant {request.id}"
+        _say(console, f"What if it had been granted outright? pitchpass what-if {path} {flag}")
+        _say(console, "-> " + ("bumped: " + "; ".join(bumped) if bumped else "nobody bumped"), 6)
 
 
 def _bumped_by_granting(scenario: Scenario, result: MatchResult, request_id: str) -> list[str]:
