@@ -39,8 +39,9 @@ app = typer.Typer(
 )
 # Piped output (a file, a pager, CI logs) is read later and wider than a terminal's 80.
 _PIPED_WIDTH = None if sys.stdout.isatty() or "COLUMNS" in os.environ else 160
-out = Console(highlight=False, width=_PIPED_WIDTH)
-err = Console(stderr=True, highlight=False, width=_PIPED_WIDTH)
+# No markup: names and texts come from scenario files, where "[x]" is just text.
+out = Console(highlight=False, markup=False, width=_PIPED_WIDTH)
+err = Console(stderr=True, highlight=False, markup=False, width=_PIPED_WIDTH)
 
 FileArg = Annotated[
     Path, typer.Argument(help="A scenario file (YAML or JSON).", show_default=False)

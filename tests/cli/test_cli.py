@@ -182,3 +182,23 @@ def test_the_installed_command_never_shows_a_traceback(tmp_path: Path) -> None:
         text=True,
     )
     assert good.returncode == 0 and json.loads(good.stdout)["matches"][0]["match"]
+
+
+def test_names_that_look_like_markup_are_printed_as_written(tmp_path: Path) -> None:
+    text = SEED.read_text().replace('"Play Sports (Belgium)"', '"Play [/x] Sports [bold]"', 1)
+    assert text != SEED.read_text()
+    path = tmp_path / "markup.yaml"
+    path.write_text(text)
+    for command in (["decide", path], ["demo", path], ["what-if", path, "--grant", "r24"]):
+        result = run(*command)
+        assert result.exit_code == 0, result.stderr
+        assert "Play [/x] Sports [bold]" in result.stdout
+
+
+def test_unknown_fields_are_warned_about_and_the_file_still_decided(tmp_path: Path) -> None:
+    path = tmp_path / "typo.yaml"
+    path.write_text(SEED.read_text().replace("    crew: 2\n", "    crew: 2\n    cosent: []\n", 1))
+    result = run("decide", path, "--json")
+    assert result.exit_code == 0
+    assert "unknown field, ignored" in result.stderr and 'did you mean "consent"' in result.stderr
+    assert json.loads(result.stdout) == json.loads(SNAPSHOT.read_text())
