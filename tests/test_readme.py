@@ -32,14 +32,23 @@ def shell_env() -> dict[str, str]:
     return env
 
 
-@pytest.mark.parametrize(("command", "expected"), examples(), ids=lambda v: v[:50])
-def test_readme_command_prints_what_the_readme_shows(command: str, expected: str) -> None:
+def printed_by(command: str) -> str:
     out = subprocess.run(
         command, shell=True, cwd=ROOT, capture_output=True, text=True, env=shell_env()
     )
-    printed = "\n".join(
-        line.rstrip() for line in (out.stdout + out.stderr).rstrip("\n").split("\n")
-    )
+    lines = (out.stdout + out.stderr).rstrip("\n").split("\n")
+    return "\n".join(line.rstrip() for line in lines)
+
+
+@pytest.mark.parametrize(("command", "expected"), examples(), ids=lambda v: v[:50])
+def test_readme_command_prints_what_the_readme_shows(command: str, expected: str) -> None:
+    """UPDATE_SNAPSHOTS=1 rewrites the README's outputs after a deliberate change."""
+    printed = printed_by(command)
+    if os.environ.get("UPDATE_SNAPSHOTS") and printed != expected:
+        text = (ROOT / "README.md").read_text()
+        old, new = f"$ {command}\n{expected}\n", f"$ {command}\n{printed}\n"
+        (ROOT / "README.md").write_text(text.replace(old, new, 1))
+        return
     assert printed == expected
 
 

@@ -44,7 +44,8 @@ out = Console(highlight=False, markup=False, width=_PIPED_WIDTH)
 err = Console(stderr=True, highlight=False, markup=False, width=_PIPED_WIDTH)
 
 FileArg = Annotated[
-    Path, typer.Argument(help="A scenario file (YAML or JSON).", show_default=False)
+    Path,
+    typer.Argument(help="A scenario file (YAML or JSON).", show_default=False, metavar="FILE"),
 ]
 JsonOpt = Annotated[
     bool, typer.Option("--json", help="Print SCENARIO.md's JSON instead of tables.")

@@ -25,8 +25,12 @@ def match_heading(scenario: Scenario, result: MatchResult) -> Text:
     )
 
 
-def requests_table(scenario: Scenario, result: MatchResult) -> Table:
-    table = Table(title="Requests", title_justify="left", expand=True)
+# Below this width the reasons do not fit in a column: they are listed under the table.
+WIDE = 120
+
+
+def requests_table(scenario: Scenario, result: MatchResult, with_reasons: bool = True) -> Table:
+    table = Table(title="Requests", title_justify="left", expand=with_reasons)
     table.add_column("request", no_wrap=True)
     table.add_column("organisation", max_width=24)
     table.add_column("zone", max_width=20)
@@ -34,7 +38,8 @@ def requests_table(scenario: Scenario, result: MatchResult) -> Table:
     table.add_column("crew", no_wrap=True)
     table.add_column("tier", no_wrap=True)
     table.add_column("status", no_wrap=True)
-    table.add_column("reasons", min_width=30, ratio=1)
+    if with_reasons:
+        table.add_column("reasons", min_width=30, ratio=1)
     for decision in result.decisions:
         request = decision.request
         granted = decision.status is Status.GRANTED
@@ -42,7 +47,7 @@ def requests_table(scenario: Scenario, result: MatchResult) -> Table:
         if request.locked:
             status.append(" (locked)", style="dim")
         crew = f"{request.crew}" + (" no camera" if request.cameras == 0 else "")
-        table.add_row(
+        cells: list[str | Text] = [
             request.id,
             scenario.organisation(request.by).name,
             request.zone,
@@ -50,9 +55,20 @@ def requests_table(scenario: Scenario, result: MatchResult) -> Table:
             crew,
             decision.tier,
             status,
-            "\n".join(reason.text for reason in decision.reasons),
-        )
+        ]
+        if with_reasons:
+            cells.append("\n".join(reason.text for reason in decision.reasons))
+        table.add_row(*cells)
     return table
+
+
+def reason_lines(result: MatchResult) -> Group:
+    """The reasons of every refusal, one per line, for terminals too narrow for a column."""
+    lines = [Text("Reasons", style="italic")]
+    for decision in result.decisions:
+        for reason in decision.reasons:
+            lines.append(Text(f"  {decision.request.id}: {reason.text}"))
+    return Group(*lines)
 
 
 def usage_grid(scenario: Scenario, result: MatchResult) -> Table:
@@ -109,7 +125,10 @@ def caught_by(scenario: Scenario, coverage: Coverage) -> Text:
 def print_decisions(console: Console, scenario: Scenario, results: Sequence[MatchResult]) -> None:
     for result in results:
         console.rule(match_heading(scenario, result))
-        console.print(requests_table(scenario, result))
+        wide = console.width >= WIDE
+        console.print(requests_table(scenario, result, with_reasons=wide))
+        if not wide and any(d.reasons for d in result.decisions):
+            console.print(reason_lines(result))
         console.print(usage_grid(scenario, result))
         console.print(incident_lines(scenario, result.incidents))
         console.print()
@@ -121,22 +140,26 @@ def print_what_if(console: Console, scenario: Scenario, result: WhatIf) -> None:
         return
     if result.changes:
         table = Table(title="Requests whose decision would change", title_justify="left")
-        for column in ("request", "organisation", "before", "after"):
+        for column in ("request", "match", "organisation", "before", "after", "why, after"):
             table.add_column(column)
-        for request_id, before, after in result.changes:
+        after = {d.request.id: d for r in result.after for d in r.decisions}
+        for request_id, was, will_be in result.changes:
             request = next(r for r in scenario.requests if r.id == request_id)
+            why = after[request_id].reasons if request_id in after else ()
             table.add_row(
                 request_id,
+                request.match,
                 scenario.organisation(request.by).name,
-                _status(before),
-                _status(after),
+                _status(was),
+                _status(will_be),
+                "\n".join(reason.text for reason in why),
             )
         console.print(table)
-    for incident_id, was, will_be in result.incidents:
+    for incident_id, covered_before, covered_after in result.incidents:
         console.print(
             Text.assemble(
                 (f"{incident_id}: ", "bold"),
-                f"caught by {_sources(was)} -> caught by {_sources(will_be)}",
+                f"caught by {_sources(covered_before)} -> caught by {_sources(covered_after)}",
             )
         )
 

@@ -9,6 +9,7 @@ import pytest
 
 from builders import req, scenario, zone
 from pitchpass.core import ScenarioInvalid, check_document, load_document
+from pitchpass.core.model import DEFAULT_PHASES
 
 Doc = dict[str, Any]
 
@@ -173,6 +174,27 @@ CASES = {
     "empty phases": (_set(["requests", 0, "phases"], []), "requests[0].phases", "at least one"),
     "locked not boolean": (_set(["requests", 0, "locked"], "yes"), "requests[0].locked", "true or"),
     "request not a mapping": (_set(["requests", 0], "r0"), "requests[0]", "mapping"),
+    "a bare id where a list is due": (
+        _set(["requests", 0, "phases"], "post-match"),
+        "requests[0].phases",
+        "[post-match]",
+    ),
+    "crew beyond any ground": (
+        _set(["requests", 0, "crew"], 2**63),
+        "requests[0].crew",
+        "at most 1,000,000",
+    ),
+    "capacity beyond any ground": (
+        _set(["venues", 0, "zones", 0, "capacity"], {"default": 2**62}),
+        "venues[0].zones[0].capacity.default",
+        "at most",
+    ),
+    "minute not a number": (
+        _set(["incidents", 0, "minute"], float("nan")),
+        "incidents[0].minute",
+        "finite",
+    ),
+    "missing competition": (_set(["competition"], _DELETE), "competition", "missing"),
     "requests not a list": (_set(["requests"], {"id": "r0"}), "requests", "must be a list"),
 }
 
@@ -241,3 +263,28 @@ def test_zone_closed_and_capacity_map_refer_to_known_phases() -> None:
     document = valid()
     zone(document, "away-room")["closed"] = ["halftime"]
     assert '"half-time"' in problems(document)["venues[0].zones[1].closed[0]"]
+
+
+def _default_plan_with_a_bad_end() -> list[dict[str, Any]]:
+    plan = [{"id": p.id, "start": p.start, "end": p.end} for p in DEFAULT_PHASES]
+    plan[0]["end"] = "x"
+    return plan
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (_set(["venues", 0, "zones", 0, "capacity"], -1), ["venues[0].zones[0].capacity"]),
+        (_set(["organisations", 1, "kind"], "tv"), ["organisations[1].kind"]),
+        (lambda d: d.update(phases=_default_plan_with_a_bad_end()), ["phases[0].end"]),
+    ],
+)
+def test_an_item_with_a_problem_is_still_known_to_its_references(change, expected) -> None:
+    """No "unknown zone tunnel" on top of the tunnel's own bad capacity."""
+    document = valid()
+    document["requests"][0]["phases"] = ["arrival"]
+    document["requests"][1]["phases"] = ["arrival"]
+    document["requests"][2]["phases"] = ["arrival"]
+    document["incidents"][0]["minute"] = 0
+    change(document)
+    assert list(problems(document)) == expected

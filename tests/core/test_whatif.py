@@ -95,3 +95,19 @@ def test_granting_more_than_fits_is_an_error_not_a_decision() -> None:
     with pytest.raises(ScenarioInvalid) as raised:
         what_if_document(story(), grant=["p1-crew", "p2-crew", "docs"])
     assert "tunnel, post-match" in raised.value.problems[0].message
+
+
+def test_an_overflow_caused_by_a_capacity_change_is_blamed_on_it() -> None:
+    document = story()
+    document["requests"][0]["locked"] = True
+    with pytest.raises(ScenarioInvalid) as raised:
+        what_if_document(document, capacity={"tunnel@post-match": 1})
+    assert [p.path for p in raised.value.problems] == ["--capacity"]
+
+
+def test_a_change_to_a_request_of_a_match_not_shown_is_an_error() -> None:
+    from pitchpass.core import Changes, load_document, what_if
+
+    with pytest.raises(ScenarioInvalid) as raised:
+        what_if(load_document(story()), Changes(grant=("docs",)), ["m2"])
+    assert "is in match m1" in raised.value.problems[0].message

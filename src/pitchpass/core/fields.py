@@ -6,6 +6,7 @@ returns None, so the caller carries on and the user gets the whole list at once.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from datetime import datetime, timedelta
@@ -13,6 +14,9 @@ from typing import Any
 
 from pitchpass.core.problems import Problem, did_you_mean
 
+# Places, crews and cameras above this are typing mistakes, and would overflow the
+# solver's 64-bit arithmetic long before they meant anything at a football ground.
+MAX_COUNT = 1_000_000
 _DURATION = re.compile(r"^\s*(\d+)\s*([mhd])\s*$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days"}
 _MISSING = object()
@@ -22,7 +26,15 @@ class Reader:
     def __init__(self) -> None:
         self.problems: list[Problem] = []
         self.warnings: list[Problem] = []
-        self.declared: dict[str, set[str]] = {}  # kind -> ids seen, even where an item is bad
+        # kind -> ids in document order, recorded even where the item itself has problems,
+        # so that references to it are not reported as unknown on top of its own problem.
+        self.declared: dict[str, dict[str, None]] = {}
+
+    def declare(self, kind: str, value: str) -> None:
+        self.declared.setdefault(kind, {})[value] = None
+
+    def known(self, kind: str) -> list[str]:
+        return list(self.declared.get(kind, {}))
 
     def problem(self, path: str, message: str) -> None:
         self.problems.append(Problem(path, message))
@@ -95,6 +107,9 @@ class Reader:
         if value < minimum:
             self.problem(where, f"must be at least {minimum}, not {value}")
             return None
+        if value > MAX_COUNT:
+            self.problem(where, f"must be at most {MAX_COUNT:,}, not {value:,}")
+            return None
         return value
 
     def number(self, parent: dict[str, Any], key: str, path: str) -> float | None:
@@ -105,6 +120,9 @@ class Reader:
             return None
         if isinstance(value, bool) or not isinstance(value, int | float):
             self.problem(where, f"must be a number of minutes, not {_kind(value)}")
+            return None
+        if not math.isfinite(value):
+            self.problem(where, f"must be a finite number of minutes, not {value}")
             return None
         return value
 
@@ -154,17 +172,16 @@ class Reader:
         return timedelta(**{_UNITS[unit]: amount})
 
     def id_list(self, parent: dict[str, Any], key: str, path: str, required: bool) -> list[str]:
-        """A list of ids (a single id is accepted as a list of one)."""
+        """A list of ids (a bare id is a problem: the contract and the schema say list)."""
         value = parent.get(key, _MISSING)
         where = _join(path, key)
         if value is _MISSING or value is None:
             if required:
                 self.problem(where, "missing required field")
             return []
-        if isinstance(value, str | int) and not isinstance(value, bool):
-            value = [value]
         if not isinstance(value, list):
-            self.problem(where, f"must be a list of ids, not {_kind(value)}")
+            example = f"[{value}]" if isinstance(value, str | int) else "[a, b]"
+            self.problem(where, f"must be a list of ids such as {example}, not {_kind(value)}")
             return []
         ids = [self.text_value(item, f"{where}[{i}]") for i, item in enumerate(value)]
         return [i for i in ids if i is not None]

@@ -19,6 +19,36 @@ class _Loader(yaml.SafeLoader):
     """
 
 
+class DuplicateField(ValueError):
+    """A mapping that names a field twice: which value was meant cannot be known."""
+
+
+def _mapping_without_duplicates(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: dict[Any, Any] = {}
+    for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            continue  # `<<: *anchor` merges fields that the mapping's own may override
+        key = loader.construct_object(key_node)
+        if key in seen:
+            mark = key_node.start_mark
+            raise DuplicateField(
+                f'field "{key}" is written twice in one mapping '
+                f"(line {mark.line + 1}, column {mark.column + 1})"
+            )
+        seen[key] = None
+    return loader.construct_mapping(node)
+
+
+def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise DuplicateField(f'field "{key}" is written twice in one object')
+        result[key] = value
+    return result
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
 _Loader.yaml_implicit_resolvers = {
     key: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
@@ -30,7 +60,7 @@ def parse_text(text: str, name: str = "scenario") -> dict[str, Any]:
     stripped = text.lstrip()
     try:
         if name.endswith(".json") or stripped.startswith("{"):
-            document = json.loads(text)
+            document = json.loads(text, object_pairs_hook=_object_without_duplicates)
         else:
             document = yaml.load(text, Loader=_Loader)
     except json.JSONDecodeError as error:
@@ -42,8 +72,17 @@ def parse_text(text: str, name: str = "scenario") -> dict[str, Any]:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         what = error.problem or error.context or "syntax error"
         raise _invalid(f"{name}: not valid YAML{where}: {what}") from None
+    except yaml.reader.ReaderError as error:
+        raise _invalid(
+            f"{name}: not valid YAML: character #x{error.character:04x} at position "
+            f"{error.position} is not allowed"
+        ) from None
     except yaml.YAMLError as error:
         raise _invalid(f"{name}: not valid YAML: {error}") from None
+    except RecursionError:
+        raise _invalid(f"{name}: nested too deeply to be a scenario") from None
+    except DuplicateField as error:
+        raise _invalid(f"{name}: {error}") from None
     if document is None:
         raise _invalid(f"{name}: the document is empty")
     if not isinstance(document, dict):

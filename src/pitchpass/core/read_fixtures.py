@@ -14,9 +14,11 @@ OCCUPANTS = ("home", "away")
 
 def venues(
     reader: Reader, top: dict[str, Any], phase_ids: list[str], org_ids: list[str]
-) -> list[Venue]:
+) -> tuple[list[Venue], dict[str, list[str]]]:
+    """The venues, and the zone ids of each (zones with problems of their own included)."""
     seen: dict[str, str] = {}
     result = []
+    zones_of: dict[str, list[str]] = {}
     for i, raw in enumerate(reader.items(top, "venues", "", required=True)):
         path = f"venues[{i}]"
         item = reader.mapping(raw, path, ("id", "name", "zones", "cameras"))
@@ -27,6 +29,8 @@ def venues(
         unique(reader, seen, venue_id, path, "venue")
         raw_zones = reader.items(item, "zones", path, required=True)
         zone_ids = _zone_ids(raw_zones)
+        if venue_id is not None:
+            zones_of.setdefault(venue_id, zone_ids)
         zones = [
             _zone(reader, z, f"{path}.zones[{j}]", zone_ids, phase_ids)
             for j, z in enumerate(raw_zones)
@@ -40,7 +44,7 @@ def venues(
             result.append(
                 Venue(venue_id, name or venue_id, tuple(z for z in zones if z), tuple(cameras))
             )
-    return result
+    return result, zones_of
 
 
 def _zone_ids(raw_zones: list[Any]) -> list[str]:
@@ -142,14 +146,13 @@ def _cameras(
 
 
 def matches(
-    reader: Reader, top: dict[str, Any], venue_list: list[Venue], org_ids: list[str]
+    reader: Reader, top: dict[str, Any], venue_ids: list[str], org_ids: list[str]
 ) -> tuple[list[Match], dict[str, str]]:
     """The matches, and the venue of every match id that names a known one (even a match
     with problems of its own, so that its requests' zones are still checked)."""
     seen: dict[str, str] = {}
     result = []
     venue_of: dict[str, str] = {}
-    venue_ids = [v.id for v in venue_list]
     for i, raw in enumerate(reader.items(top, "matches", "", required=True)):
         path = f"matches[{i}]"
         item = reader.mapping(raw, path, ("id", "name", "venue", "home", "away", "kickoff", "host"))
@@ -183,8 +186,7 @@ def requests(
     reader: Reader,
     top: dict[str, Any],
     match_list: list[Match],
-    venue_of: dict[str, str],
-    venue_list: list[Venue],
+    zones: dict[str, list[str]],
     phase_ids: list[str],
     org_ids: list[str],
 ) -> list[Request]:
@@ -200,9 +202,9 @@ def requests(
         match = _match_of(reader, item, path, match_list)
         by = reader.text(item, "by", path)
         reader.reference(by, f"{path}.by", org_ids, "organisation")
-        zone = _zone_of(reader, item, path, venue_of, venue_list)
+        zone = _zone_of(reader, item, path, zones)
         phases = reader.id_list(item, "phases", path, required=True)
-        if "phases" in item and not phases and item["phases"] is not None:
+        if item.get("phases") == []:
             reader.problem(f"{path}.phases", "must name at least one phase")
         for k, phase in enumerate(phases):
             reader.reference(phase, f"{path}.phases[{k}]", phase_ids, "phase")
@@ -235,8 +237,7 @@ def incidents(
     reader: Reader,
     top: dict[str, Any],
     match_list: list[Match],
-    venue_of: dict[str, str],
-    venue_list: list[Venue],
+    zones: dict[str, list[str]],
 ) -> list[Incident]:
     seen: dict[str, str] = {}
     result = []
@@ -248,7 +249,7 @@ def incidents(
         incident_id = reader.text(item, "id", path)
         unique(reader, seen, incident_id, path, "incident")
         match = _match_of(reader, item, path, match_list)
-        zone = _zone_of(reader, item, path, venue_of, venue_list)
+        zone = _zone_of(reader, item, path, zones)
         what = reader.text(item, "what", path, required=False) or ""
         minute = _minute(reader, item, path, match)
         if incident_id and match and zone and minute is not None:
@@ -284,18 +285,13 @@ def _match_of(
 
 
 def _zone_of(
-    reader: Reader,
-    item: dict[str, Any],
-    path: str,
-    venue_of: dict[str, str],
-    venue_list: list[Venue],
+    reader: Reader, item: dict[str, Any], path: str, zones: dict[str, list[str]]
 ) -> str | None:
+    """The zone, checked against the zones of the match's venue (when that is known)."""
     zone = reader.text(item, "zone", path)
-    venue_id = venue_of.get(str(item.get("match")))
-    venue = next((v for v in venue_list if v.id == venue_id), None)
-    if venue is None:
+    match_id = str(item.get("match"))
+    if match_id not in zones:
         return zone
-    known = [z.id for z in venue.zones]
-    if reader.reference(zone, f"{path}.zone", known, f"zone of venue {venue.id}"):
+    if reader.reference(zone, f"{path}.zone", zones[match_id], "zone of the match's venue"):
         return zone
     return None

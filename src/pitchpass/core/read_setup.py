@@ -27,7 +27,7 @@ def unique(reader: Reader, ids: dict[str, str], value: str | None, path: str, wh
     """Record `value` as used at `path`; a second use is a problem."""
     if value is None:
         return
-    reader.declared.setdefault(what, set()).add(value)
+    reader.declare(what, value)
     if value in ids:
         reader.problem(f"{path}.id", f'{what} id "{value}" is already used by {ids[value]}')
     else:
@@ -58,7 +58,10 @@ def organisations(reader: Reader, top: dict[str, Any]) -> list[Organisation]:
 
 
 def competition(reader: Reader, top: dict[str, Any], org_ids: list[str]) -> Competition:
-    item = reader.mapping(top.get("competition"), "competition", ("id", "name", "partners"))
+    if top.get("competition") is None:
+        reader.problem("competition", "missing required field")
+        return Competition("", "")
+    item = reader.mapping(top["competition"], "competition", ("id", "name", "partners"))
     if item is None:
         return Competition("", "")
     competition_id = reader.text(item, "id", "competition") or ""

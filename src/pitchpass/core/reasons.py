@@ -34,12 +34,14 @@ def capacity_reason(
     zone: str, phase: str, used: int, capacity: int, needed: int, holders: Sequence[tuple[str, int]]
 ) -> Reason:
     """A refusal for room in one cell; `holders` are (tier name, crews) in tier order."""
-    taken = f"{used} of {capacity} places taken"
+    taken = f"{used} of {capacity} {'place' if capacity == 1 else 'places'} taken"
     if holders:
         taken += " by " + _and(
             [f"{n} {tier} crew" + ("" if n == 1 else "s") for tier, n in holders]
         )
     text = f"{zone}, {phase}: {taken}; {needed} needed"
+    if needed > capacity:
+        text += ", more than it holds"
     return Reason(ReasonCode.CAPACITY, text, zone, phase, used, capacity, needed)
 
 

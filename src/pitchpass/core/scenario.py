@@ -39,15 +39,16 @@ def check_document(
         return None, reader.problems, reader.warnings
     check_version(reader, top)
     orgs = organisations(reader, top)
-    org_ids = [o.id for o in orgs]
+    org_ids = reader.known("organisation")
     the_competition = competition(reader, top, org_ids)
     the_policy = policy(reader, top, org_ids)
     plan = phases(reader, top)
-    phase_ids = [p.id for p in plan]
-    the_venues = venues(reader, top, phase_ids, org_ids)
-    the_matches, venue_of = matches(reader, top, the_venues, org_ids)
-    the_requests = requests(reader, top, the_matches, venue_of, the_venues, phase_ids, org_ids)
-    the_incidents = incidents(reader, top, the_matches, venue_of, the_venues)
+    phase_ids = reader.known("phase") or [p.id for p in plan]
+    the_venues, zones_of = venues(reader, top, phase_ids, org_ids)
+    the_matches, venue_of = matches(reader, top, reader.known("venue"), org_ids)
+    zones = {match_id: zones_of.get(venue, []) for match_id, venue in venue_of.items()}
+    the_requests = requests(reader, top, the_matches, zones, phase_ids, org_ids)
+    the_incidents = incidents(reader, top, the_matches, zones)
     if reader.problems:
         return None, reader.problems, reader.warnings
     scenario = Scenario(

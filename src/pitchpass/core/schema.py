@@ -22,7 +22,14 @@ _PLACES = {"type": "integer", "minimum": 0}
 
 
 def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": required}
+    # Unknown fields are only warnings for the CLI, but an editor should flag them as typed:
+    # a misspelt `consent` or `locked` changes decisions without a word.
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
 
 
 def scenario_schema() -> dict[str, Any]:
@@ -82,6 +89,7 @@ def scenario_schema() -> dict[str, Any]:
         "$id": "https://pitchpass.example/schema/scenario-1.json",
         "title": "pitchpass scenario (version 1)",
         "type": "object",
+        "additionalProperties": False,
         "required": ["pitchpass", "competition", "venues", "organisations", "matches"],
         "properties": {
             "pitchpass": {"const": 1},

@@ -58,9 +58,8 @@ def apply_changes(scenario: Scenario, changes: Changes) -> Scenario:
     changed = dataclasses.replace(scenario, requests=requests, venues=venues)
     problems = check_locked_fit(changed)
     if problems:
-        raise ScenarioInvalid(
-            Problem("--grant", "with these changes, " + p.message) for p in problems
-        )
+        flag = "--grant" if changes.grant else "--capacity"
+        raise ScenarioInvalid(Problem(flag, "with these changes, " + p.message) for p in problems)
     return changed
 
 
@@ -115,6 +114,8 @@ class WhatIf:
 
 def what_if(scenario: Scenario, changes: Changes, match_ids: Iterable[str] | None = None) -> WhatIf:
     wanted = None if match_ids is None else list(match_ids)
+    if wanted is not None:
+        _check_in_matches(scenario, changes, wanted)
     changed = apply_changes(scenario, changes)
     before, after = decide(scenario, wanted), decide(changed, wanted)
     # Both lists follow the document: requests and incidents of all matches interleaved
@@ -135,6 +136,19 @@ def what_if(scenario: Scenario, changes: Changes, match_ids: Iterable[str] | Non
         if i.id in covered_before and covered_before[i.id] != covered_after[i.id]
     )
     return WhatIf(before, after, request_changes, incident_changes)
+
+
+def _check_in_matches(scenario: Scenario, changes: Changes, match_ids: list[str]) -> None:
+    """A change to a request of another match than those shown would silently do nothing."""
+    match_of = {r.id: r.match for r in scenario.requests}
+    problems = [
+        Problem(flag, f'request "{rid}" is in match {match_of[rid]}, not in {", ".join(match_ids)}')
+        for flag, ids in (("--grant", changes.grant), ("--refuse", changes.refuse))
+        for rid in ids
+        if rid in match_of and match_of[rid] not in match_ids
+    ]
+    if problems:
+        raise ScenarioInvalid(problems)
 
 
 def _covered_by(results: Iterable[MatchResult]) -> dict[str, list[dict[str, Any]]]:

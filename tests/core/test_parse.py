@@ -1,0 +1,50 @@
+"""Text to a document: YAML and JSON, and a plain message for every way they can fail."""
+
+from __future__ import annotations
+
+import pytest
+
+from pitchpass.core import ScenarioInvalid
+from pitchpass.core.parse import decode_bytes, parse_text
+
+
+def message(text: str, name: str = "s.yaml") -> str:
+    with pytest.raises(ScenarioInvalid) as raised:
+        parse_text(text, name)
+    (problem,) = raised.value.problems
+    return problem.message
+
+
+def test_timestamps_stay_text_so_a_missing_timezone_can_be_reported() -> None:
+    document = parse_text("kickoff: 2017-12-10T16:30:00+00:00\nday: 2017-12-10\n")
+    assert document == {"kickoff": "2017-12-10T16:30:00+00:00", "day": "2017-12-10"}
+
+
+def test_json_and_yaml_read_the_same() -> None:
+    assert parse_text('{"a": [1, "b"]}', "s.json") == parse_text("a: [1, b]\n", "s.yaml")
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("a: 1\nb:\n  c: 1\n  c: 2\n", 'field "c" is written twice in one mapping (line 4'),
+        ('{"a": 1, "a": 2}', 'field "a" is written twice'),
+        ("[" * 5000, "nested too deeply"),
+        ("a: 'x\x00'\n", "character #x0000"),
+        ("a: [1\n", "not valid YAML at line 2"),
+    ],
+)
+def test_bad_text(text: str, fragment: str) -> None:
+    assert fragment in message(text)
+
+
+def test_yaml_merge_keys_are_not_duplicates() -> None:
+    document = parse_text("base: &b {x: 1}\nzone:\n  <<: *b\n  x: 2\n")
+    assert document["zone"] == {"x": 2}
+
+
+def test_bytes_must_be_utf8() -> None:
+    with pytest.raises(ScenarioInvalid) as raised:
+        decode_bytes(b"ok\xff", "s.yaml")
+    assert "byte 2 is 0xff" in raised.value.problems[0].message
+    assert decode_bytes("\ufeffa: 1".encode(), "s.yaml") == "a: 1"
