@@ -22,13 +22,12 @@ from pitchpass.core import (
     Scenario,
     ScenarioInvalid,
     SolverFailed,
-    decide_json,
     parse_capacity,
     what_if,
     what_if_json,
 )
 from pitchpass.files import read_scenario
-from pitchpass.parallel import decide_all
+from pitchpass.parallel import decide_all, decide_all_json
 
 app = typer.Typer(
     help="Match-day media access: who may film where, when, and why not; "
@@ -62,13 +61,13 @@ EXIT_NOT_PROVEN = 1
 def decide(file: FileArg, as_json: JsonOpt = False, match: MatchOpt = None) -> None:
     """Decide every request of the scenario: granted or refused, with reasons."""
     scenario = _load(file, as_json)
-    results = _run(lambda: decide_all(scenario, _match_ids(scenario, match, as_json)), as_json)
+    ids = _match_ids(scenario, match, as_json)
     if as_json:
-        _print_json(decide_json(results))
-    else:
-        from pitchpass.terminal import print_decisions
+        _print_json(_run(lambda: decide_all_json(scenario, ids), as_json))
+        return
+    from pitchpass.terminal import print_decisions
 
-        print_decisions(out, scenario, results)
+    print_decisions(out, scenario, _run(lambda: decide_all(scenario, ids), as_json))
 
 
 @app.command("what-if")

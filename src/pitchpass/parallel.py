@@ -2,42 +2,136 @@
 
 Used by the CLI (and so by the benchmark) for big scenarios such as a whole season; a
 few matches are decided in-process, where starting workers would cost more than it saves.
+Workers send back only what the parent does not already have (statuses, reasons, counts,
+who caught what), not the scenario's own objects: pickling those cost more than deciding.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
-from pitchpass.core import MatchResult, Scenario, decide
+from pitchpass.core import MatchResult, Scenario, decide, decide_json
+from pitchpass.core.codes import Mode, Status
+from pitchpass.core.coverage import Coverage, Source
+from pitchpass.core.decide import Decision, Usage
+from pitchpass.core.reasons import Reason
+from pitchpass.core.report import match_json
 
 MIN_MATCHES_FOR_POOL = 64
+CHUNK = 8  # matches per task: small enough to balance contended and easy matches
+_R = TypeVar("_R")
 _shared: Scenario | None = None  # the scenario, inherited by forked workers (not pickled)
+
+Packed = tuple[
+    str,
+    tuple[tuple[str, str, tuple[Reason, ...]], ...],
+    tuple[int, ...],
+    tuple[tuple[str | None, tuple[Source, ...]], ...],
+]
 
 
 def decide_all(
     scenario: Scenario, match_ids: Sequence[str] | None = None, workers: int | None = None
 ) -> tuple[MatchResult, ...]:
-    ids = [m.id for m in scenario.matches] if match_ids is None else list(match_ids)
-    workers = workers or os.cpu_count() or 1
-    if workers < 2 or len(ids) < MIN_MATCHES_FOR_POOL or os.name != "posix":
+    """Every match's result (or those named), in document order."""
+    ids = _ids(scenario, match_ids)
+    if not _worth_a_pool(ids, workers):
         return decide(scenario, ids)
-    import pitchpass.core.solver  # noqa: F401 - imported once here, not once in every worker
+    parts = _in_pool(scenario, ids, _decide_chunk, workers)
+    return tuple(_unpack(scenario, packed) for part in parts for packed in part)
+
+
+def decide_all_json(
+    scenario: Scenario, match_ids: Sequence[str] | None = None, workers: int | None = None
+) -> dict[str, Any]:
+    """`decide --json`'s output; in a pool, the workers build the JSON of their matches."""
+    ids = _ids(scenario, match_ids)
+    if not _worth_a_pool(ids, workers):
+        return decide_json(decide(scenario, ids))
+    parts = _in_pool(scenario, ids, _decide_chunk_json, workers)
+    return {"matches": [match for part in parts for match in part]}
+
+
+def _ids(scenario: Scenario, match_ids: Sequence[str] | None) -> list[str]:
+    return [m.id for m in scenario.matches] if match_ids is None else list(match_ids)
+
+
+def _worth_a_pool(ids: list[str], workers: int | None) -> bool:
+    return (
+        (workers or os.cpu_count() or 1) >= 2
+        and len(ids) >= MIN_MATCHES_FOR_POOL
+        and (os.name == "posix")
+    )
+
+
+def _in_pool(
+    scenario: Scenario, ids: list[str], task: Callable[[list[str]], _R], workers: int | None
+) -> list[_R]:
+    if scenario.policy.within_tier is Mode.MOST_GRANTED:
+        import pitchpass.core.solver  # noqa: F401 - imported once here, not once per worker
 
     global _shared
     _shared = scenario
     try:
         # Fork: the workers share the parsed scenario and the imported solver with the parent.
         context = multiprocessing.get_context("fork")
-        chunks = [ids[i : i + 8] for i in range(0, len(ids), 8)]
-        with context.Pool(workers) as pool:
-            parts = pool.map(_decide_chunk, chunks, chunksize=1)
+        chunks = [ids[i : i + CHUNK] for i in range(0, len(ids), CHUNK)]
+        with context.Pool(workers or os.cpu_count() or 1) as pool:
+            return pool.map(task, chunks, chunksize=1)
     finally:
         _shared = None
-    return tuple(result for part in parts for result in part)
 
 
-def _decide_chunk(ids: list[str]) -> tuple[MatchResult, ...]:
+def _decide_chunk(ids: list[str]) -> list[Packed]:
     assert _shared is not None
-    return decide(_shared, ids)
+    return [_pack(result) for result in decide(_shared, ids)]
+
+
+def _decide_chunk_json(ids: list[str]) -> list[dict[str, Any]]:
+    assert _shared is not None
+    return [match_json(result) for result in decide(_shared, ids)]
+
+
+def _pack(result: MatchResult) -> Packed:
+    return (
+        result.match.id,
+        tuple((d.status.value, d.tier, d.reasons) for d in result.decisions),
+        tuple(u.used for u in result.usage),
+        tuple((c.phase, c.covered_by) for c in result.incidents),
+    )
+
+
+def _unpack(scenario: Scenario, packed: Packed) -> MatchResult:
+    match_id, decisions, used, incidents = packed
+    match = scenario.match(match_id)
+    venue = scenario.venue(match.venue)
+    cells = [(z, p.id, z_capacity) for z, z_capacity in _zones(venue) for p in scenario.phases]
+    return MatchResult(
+        match,
+        tuple(
+            Decision(request, Status(status), tier, reasons)
+            for request, (status, tier, reasons) in zip(
+                scenario.requests_of(match_id), decisions, strict=True
+            )
+        ),
+        tuple(
+            Usage(zone, phase, n, capacity[phase])
+            for (zone, phase, capacity), n in zip(cells, used, strict=True)
+        ),
+        tuple(
+            Coverage(incident, phase, sources)
+            for incident, (phase, sources) in zip(
+                scenario.incidents_of(match_id), incidents, strict=True
+            )
+        ),
+    )
+
+
+def _zones(venue: object) -> list[tuple[str, dict[str, int]]]:
+    from pitchpass.core.model import Venue
+
+    assert isinstance(venue, Venue)
+    return [(zone.id, dict(zone.capacity)) for zone in venue.zones]

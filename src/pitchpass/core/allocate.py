@@ -9,13 +9,12 @@ hands each group to the CP-SAT solver. Matches without contention never reach it
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from pitchpass.core.places import Cell
 
 
-@dataclass(frozen=True)
-class Item:
+class Item(NamedTuple):
     """A request as the allocator sees it."""
 
     id: str

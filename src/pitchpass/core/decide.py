@@ -4,26 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from pitchpass.core.allocate import Item, first_come, most_granted, room_left
 from pitchpass.core.codes import Mode, Status
 from pitchpass.core.coverage import Coverage, cover
-from pitchpass.core.model import Match, Request, Scenario, Venue
-from pitchpass.core.places import Cell, capacities, footprint, usage
+from pitchpass.core.model import Match, Request, Scenario
+from pitchpass.core.places import Cell, capacities, footprint
 from pitchpass.core.policy import ineligibility, tier_of
 from pitchpass.core.reasons import Reason, capacity_reason
 
 
-@dataclass(frozen=True)
-class Decision:
+# Decisions and usage cells are made by the ten thousand in a season: named tuples are
+# immutable like the frozen dataclasses of the model and several times cheaper to create.
+class Decision(NamedTuple):
     request: Request
     status: Status
     tier: str
     reasons: tuple[Reason, ...] = ()
 
 
-@dataclass(frozen=True)
-class Usage:
+class Usage(NamedTuple):
     zone: str
     phase: str
     used: int
@@ -59,7 +60,12 @@ def decide_match(scenario: Scenario, match_id: str) -> MatchResult:
         for r in requests
     }
     barred = {r.id: ineligibility(r, match, venue, policy) for r in requests}
-    items = {r.id: Item(r.id, tiers[r.id][0], r.crew, footprint(r, venue)) for r in requests}
+    # Only requests that may be granted need their places worked out.
+    items = {
+        r.id: Item(r.id, tiers[r.id][0], r.crew, footprint(r, venue))
+        for r in requests
+        if r.locked or not barred[r.id]
+    }
     capacity = capacities(venue, scenario.phases)
     room = room_left(capacity, [items[r.id] for r in requests if r.locked])
     candidates = sorted(
@@ -72,15 +78,22 @@ def decide_match(scenario: Scenario, match_id: str) -> MatchResult:
     else:
         chosen = most_granted(room, ordered, match_id)
     granted = [r for r in requests if r.locked or r.id in chosen]
-    used = usage(granted, venue)
-    holders = _holders(granted, tiers, venue)
+    held = [items[r.id] for r in granted]
+    used: dict[Cell, int] = {}
+    for item in held:
+        for cell in item.cells:
+            used[cell] = used.get(cell, 0) + item.crew
+    holders: dict[Cell, list[tuple[str, int]]] | None = None  # only needed for a refusal
     decisions = []
     for r in requests:
         if r.locked or r.id in chosen:
             decisions.append(Decision(r, Status.GRANTED, tiers[r.id][1]))
-        else:
-            reasons = barred[r.id] or _no_room(items[r.id], used, capacity, holders)
-            decisions.append(Decision(r, Status.REFUSED, tiers[r.id][1], tuple(reasons)))
+            continue
+        reasons = barred[r.id]
+        if not reasons:
+            holders = holders if holders is not None else _holders(held, tiers)
+            reasons = _no_room(items[r.id], used, capacity, holders)
+        decisions.append(Decision(r, Status.REFUSED, tiers[r.id][1], tuple(reasons)))
     return MatchResult(
         match,
         tuple(decisions),
@@ -90,14 +103,14 @@ def decide_match(scenario: Scenario, match_id: str) -> MatchResult:
 
 
 def _holders(
-    granted: list[Request], tiers: dict[str, tuple[int, str]], venue: Venue
+    held: list[Item], tiers: dict[str, tuple[int, str]]
 ) -> dict[Cell, list[tuple[str, int]]]:
     """For each cell, (tier name, granted crews) in tier order: who holds its places."""
     counts: dict[Cell, dict[tuple[int, str], int]] = {}
-    for request in granted:
-        for cell in footprint(request, venue):
+    for item in held:
+        for cell in item.cells:
             per_tier = counts.setdefault(cell, {})
-            per_tier[tiers[request.id]] = per_tier.get(tiers[request.id], 0) + 1
+            per_tier[tiers[item.id]] = per_tier.get(tiers[item.id], 0) + 1
     return {
         cell: [(name, n) for (_, name), n in sorted(per_tier.items())]
         for cell, per_tier in counts.items()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -186,11 +186,10 @@ class Reader:
         ids = [self.text_value(item, f"{where}[{i}]") for i, item in enumerate(value)]
         return [i for i in ids if i is not None]
 
-    def reference(self, value: str | None, where: str, known: Iterable[str], what: str) -> bool:
+    def reference(self, value: str | None, where: str, known: Collection[str], what: str) -> bool:
         """Check that `value` names one of `known`; record a "did you mean" if not."""
         if value is None:
             return False
-        known = list(known)
         if value in known:
             return True
         self.problem(where, f'unknown {what} "{value}"{did_you_mean(value, known)}')

@@ -9,10 +9,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import cached_property
+from typing import TypeVar
 
 from pitchpass.core.codes import Mode
 
 UNRANKED = "unranked"
+_T = TypeVar("_T", "Request", "Incident")
 
 
 @dataclass(frozen=True)
@@ -51,10 +54,11 @@ class Venue:
     cameras: tuple[Camera, ...] = ()
 
     def zone(self, zone_id: str) -> Zone:
-        for zone in self.zones:
-            if zone.id == zone_id:
-                return zone
-        raise KeyError(zone_id)
+        return self._zones[zone_id]
+
+    @cached_property
+    def _zones(self) -> dict[str, Zone]:
+        return {zone.id: zone for zone in self.zones}
 
 
 @dataclass(frozen=True)
@@ -145,17 +149,48 @@ class Scenario:
     requests: tuple[Request, ...] = ()
     incidents: tuple[Incident, ...] = ()
 
+    # Lookups by id, built once per scenario: a season has ~400 matches and ~20k requests,
+    # and scanning them for every match costs more than deciding it.
+
     def venue(self, venue_id: str) -> Venue:
-        return next(v for v in self.venues if v.id == venue_id)
+        return self._venues[venue_id]
 
     def organisation(self, org_id: str) -> Organisation:
-        return next(o for o in self.organisations if o.id == org_id)
+        return self._organisations[org_id]
 
     def match(self, match_id: str) -> Match:
-        return next(m for m in self.matches if m.id == match_id)
+        return self._matches[match_id]
 
     def requests_of(self, match_id: str) -> tuple[Request, ...]:
-        return tuple(r for r in self.requests if r.match == match_id)
+        return self._requests_by_match.get(match_id, ())
 
     def incidents_of(self, match_id: str) -> tuple[Incident, ...]:
-        return tuple(i for i in self.incidents if i.match == match_id)
+        return self._incidents_by_match.get(match_id, ())
+
+    @cached_property
+    def _venues(self) -> dict[str, Venue]:
+        return {v.id: v for v in self.venues}
+
+    @cached_property
+    def _organisations(self) -> dict[str, Organisation]:
+        return {o.id: o for o in self.organisations}
+
+    @cached_property
+    def _matches(self) -> dict[str, Match]:
+        return {m.id: m for m in self.matches}
+
+    @cached_property
+    def _requests_by_match(self) -> dict[str, tuple[Request, ...]]:
+        return _group(self.requests)
+
+    @cached_property
+    def _incidents_by_match(self) -> dict[str, tuple[Incident, ...]]:
+        return _group(self.incidents)
+
+
+def _group(items: tuple[_T, ...]) -> dict[str, tuple[_T, ...]]:
+    """Items by their `match`, each group in document order."""
+    groups: dict[str, list[_T]] = {}
+    for item in items:
+        groups.setdefault(item.match, []).append(item)
+    return {match: tuple(group) for match, group in groups.items()}

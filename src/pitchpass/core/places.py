@@ -20,12 +20,3 @@ def capacities(venue: Venue, plan: Iterable[Phase]) -> dict[Cell, int]:
     """Places of every zone and phase, zones in document order, phases in plan order."""
     phase_ids = [p.id for p in plan]
     return {(z.id, p): z.capacity[p] for z in venue.zones for p in phase_ids}
-
-
-def usage(requests: Iterable[Request], venue: Venue) -> dict[Cell, int]:
-    """Places taken in each cell by `requests` (cells no request touches are absent)."""
-    used: dict[Cell, int] = {}
-    for request in requests:
-        for cell in footprint(request, venue):
-            used[cell] = used.get(cell, 0) + request.crew
-    return used

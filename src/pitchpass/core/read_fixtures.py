@@ -192,6 +192,7 @@ def requests(
 ) -> list[Request]:
     seen: dict[str, str] = {}
     result = []
+    by_id = {m.id: m for m in match_list}
     for i, raw in enumerate(reader.items(top, "requests", "", required=False)):
         path = f"requests[{i}]"
         item = reader.mapping(raw, path, _REQUEST_FIELDS)
@@ -199,7 +200,7 @@ def requests(
             continue
         request_id = reader.text(item, "id", path)
         unique(reader, seen, request_id, path, "request")
-        match = _match_of(reader, item, path, match_list)
+        match = _match_of(reader, item, path, by_id)
         by = reader.text(item, "by", path)
         reader.reference(by, f"{path}.by", org_ids, "organisation")
         zone = _zone_of(reader, item, path, zones)
@@ -241,6 +242,7 @@ def incidents(
 ) -> list[Incident]:
     seen: dict[str, str] = {}
     result = []
+    by_id = {m.id: m for m in match_list}
     for i, raw in enumerate(reader.items(top, "incidents", "", required=False)):
         path = f"incidents[{i}]"
         item = reader.mapping(raw, path, ("id", "match", "zone", "minute", "at", "what"))
@@ -248,7 +250,7 @@ def incidents(
             continue
         incident_id = reader.text(item, "id", path)
         unique(reader, seen, incident_id, path, "incident")
-        match = _match_of(reader, item, path, match_list)
+        match = _match_of(reader, item, path, by_id)
         zone = _zone_of(reader, item, path, zones)
         what = reader.text(item, "what", path, required=False) or ""
         minute = _minute(reader, item, path, match)
@@ -274,10 +276,9 @@ def _minute(reader: Reader, item: dict[str, Any], path: str, match: Match | None
 
 
 def _match_of(
-    reader: Reader, item: dict[str, Any], path: str, match_list: list[Match]
+    reader: Reader, item: dict[str, Any], path: str, by_id: dict[str, Match]
 ) -> Match | None:
     match_id = reader.text(item, "match", path)
-    by_id = {m.id: m for m in match_list}
     if match_id is not None and match_id in reader.declared.get("match", ()):
         return by_id.get(match_id)  # a match with problems of its own: reported there already
     reader.reference(match_id, f"{path}.match", by_id, "match")

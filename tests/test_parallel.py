@@ -1,0 +1,38 @@
+"""Deciding on all cores gives exactly what deciding in one process gives."""
+
+from __future__ import annotations
+
+import copy
+
+from builders import BASE, req
+
+from pitchpass.core import decide, decide_json, load_document
+from pitchpass.parallel import MIN_MATCHES_FOR_POOL, decide_all, decide_all_json
+
+
+def season(matches: int) -> dict:
+    document = copy.deepcopy(BASE)
+    template = document["matches"][0]
+    document["matches"] = [dict(template, id=f"m{n}") for n in range(matches)]
+    document["requests"] = [
+        dict(req(f"r{n}-{k}", by, crew=1 + (n + k) % 3), match=f"m{n}")
+        for n in range(matches)
+        for k, by in enumerate(["h", "p1", "p2", "prod", "agency", "home-fc"])
+    ]
+    document["incidents"] = [
+        {"id": f"i{n}", "match": f"m{n}", "zone": "tunnel", "minute": 130} for n in range(matches)
+    ]
+    return document
+
+
+def test_pool_and_single_process_agree() -> None:
+    scenario = load_document(season(MIN_MATCHES_FOR_POOL + 6))
+    alone = decide(scenario)
+    assert any(d.status.value == "refused" for r in alone for d in r.decisions)
+    assert decide_all(scenario, workers=2) == alone
+    assert decide_all_json(scenario, workers=2) == decide_json(alone)
+
+
+def test_a_few_matches_are_decided_in_process() -> None:
+    scenario = load_document(season(3))
+    assert decide_all_json(scenario, ["m1"], workers=2) == decide_json(decide(scenario, ["m1"]))
