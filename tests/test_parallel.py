@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 
 from builders import BASE, req
-
 from pitchpass.core import decide, decide_json, load_document
 from pitchpass.parallel import MIN_MATCHES_FOR_POOL, decide_all, decide_all_json
 
