@@ -19,6 +19,7 @@ import os
 import platform
 import pstats
 import random
+import re
 import resource
 import subprocess
 import sys
@@ -479,6 +480,7 @@ RUNS = {  # name: (scenario file, how it is decided, what it is)
     "season-pulp": ("season", "pulp", "PuLP + CBC baseline, one model per match"),
     "big-exact": ("big", "engine", f"one match, {BIG_REQUESTS} competing requests: exact engine"),
     "big-pulp": ("big", "pulp", f"one match, {BIG_REQUESTS} competing requests: PuLP baseline"),
+    "season-cli": ("season", "cli", "`pitchpass decide FILE --json > /dev/null`, whole command"),
 }
 
 
@@ -486,16 +488,18 @@ def run_child(name: str, source: Path, target: Path) -> None:
     """Read, import, load, decide; print the timings as JSON; write the granted sets."""
     started = time.perf_counter()
     document = json.loads(source.read_text())
-    from pitchpass.core import decide_json, load_document
-    from pitchpass.parallel import decide_all
+    from pitchpass.core import load_document
+    from pitchpass.parallel import decide_all_json
 
     how = RUNS[name][1]
+    most_granted = document["policy"].get("within_tier", "most-granted") == "most-granted"
     t0 = time.perf_counter()
     if how == "pulp":
         import pulp  # noqa: F401 - the baseline's own import cost, measured apart
-    else:
+    elif most_granted:
         import pitchpass.core.solver  # noqa: F401 - OR-Tools, which the engine imports lazily
     t1 = time.perf_counter()
+    imported = how == "pulp" or most_granted
     rss_import = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     scenario = load_document(document)
     t2 = time.perf_counter()
@@ -504,24 +508,23 @@ def run_child(name: str, source: Path, target: Path) -> None:
         import pulp_baseline
 
         granted = pulp_baseline.decide_season(scenario)
-        t3 = t4 = time.perf_counter()
+        t3 = time.perf_counter()
         summary: dict[str, Any] = {}
     else:
-        results = decide_all(scenario, workers=1 if how == "engine-1" else None)
+        # The CLI's `decide --json` path: in a pool, the workers build their matches' JSON.
+        output = decide_all_json(scenario, workers=1 if how == "engine-1" else None)
         t3 = time.perf_counter()
-        output = decide_json(results)
-        t4 = time.perf_counter()
         granted, summary = _granted(output)
+    solver_loaded = "ortools" in sys.modules  # first-come should never need it
     target.write_text(json.dumps({"granted": granted, "summary": summary}))
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     timings = {
         "read": t0 - started,
-        "import": t1 - t0,
+        "import": t1 - t0 if imported else None,
         "load": t2 - t1,
-        "decide_all": t3 - t2,
-        "decide_json": t4 - t3,
-        "decide": t4 - t2,
+        "decide": t3 - t2,
+        "solver_loaded": solver_loaded,
         "rss_self_kb": own,
         "rss_children_kb": workers,
         "rss_import_kb": rss_import,
@@ -547,55 +550,57 @@ def _granted(output: dict[str, Any]) -> tuple[dict[str, list[str]], dict[str, An
 
 
 def profile_child(source: Path, big: Path) -> None:
-    """Where the time goes: cProfile of load and of a serial decide, and the pool's costs."""
-    import pickle
-
-    from ortools.sat.python import cp_model
-
-    from pitchpass.core import Scenario, decide, load_document
+    """Where the time goes: cProfile of load and of a one-process decide, the solver's and
+    the JSON's share timed without the profiler, and what the pool's workers send back."""
+    import pitchpass.core.solver  # noqa: F401 - imported before, as in the runs
+    from pitchpass.core import load_document
+    from pitchpass.parallel import decide_all_json
 
     document = json.loads(source.read_text())
     report: dict[str, Any] = {"load": _profiled(lambda: load_document(document))}
     scenario = load_document(document)
     report["matches"], report["requests"] = len(scenario.matches), len(scenario.requests)
-    report["decide_serial"] = _profiled(lambda: decide(scenario))
-    results = decide(scenario)
-    t = time.perf_counter()
-    blob = pickle.dumps(results)
-    t_dump = time.perf_counter() - t
-    t = time.perf_counter()
-    pickle.loads(blob)
-    report["pickle"] = {"bytes": len(blob), "dump": t_dump, "load": time.perf_counter() - t}
+    report["decide_serial"] = _profiled(lambda: decide_all_json(scenario, workers=1))
+    report["payload"] = _payload(scenario)
     report["serial"], report["pooled"] = _serial_and_pooled(scenario)
-    # An experiment, not a change to the engine: requests indexed by match once.
-    index: dict[str, tuple[Any, ...]] = {}
-    for request in scenario.requests:
-        index[request.match] = (*index.get(request.match, ()), request)
-    original = Scenario.requests_of
-    Scenario.requests_of = lambda self, match_id: index.get(match_id, ())
-    try:
-        serial, pooled = _serial_and_pooled(scenario)
-    finally:
-        Scenario.requests_of = original
-    report["indexed"] = {"serial": serial, "pooled": pooled}
-    report["solver"] = _solver_share(scenario)
-    t = time.perf_counter()
-    for _ in range(200):
-        cp_model.CpModel()
-    report["cpmodel_new"] = (time.perf_counter() - t) / 200
+    report["split"] = _split(scenario)
     big_scenario = load_document(json.loads(big.read_text()))
-    report["big"] = _profiled(lambda: decide(big_scenario))
+    report["big"] = _profiled(lambda: decide_all_json(big_scenario))
     print(json.dumps(report))
 
 
-def _solver_share(scenario: Any) -> dict[str, float]:
-    """Wall time inside `solve_group` during one serial decide, without the profiler (the
-    function is wrapped with a timer in this process only)."""
-    import pitchpass.core.solver as solver
+def _payload(scenario: Any) -> dict[str, float]:
+    """What `decide_all_json`'s workers pickle back to the parent: each task's list of
+    match JSON (`pitchpass.parallel`'s chunks), dumped and loaded here in one process."""
+    import pickle
+
     from pitchpass.core import decide
+    from pitchpass.core.report import match_json
+    from pitchpass.parallel import CHUNK
+
+    ids = [m.id for m in scenario.matches]
+    parts = [
+        [match_json(r) for r in decide(scenario, ids[i : i + CHUNK])]
+        for i in range(0, len(ids), CHUNK)
+    ]
+    t = time.perf_counter()
+    blobs = [pickle.dumps(part) for part in parts]
+    dump = time.perf_counter() - t
+    t = time.perf_counter()
+    for blob in blobs:
+        pickle.loads(blob)
+    load = time.perf_counter() - t
+    return {"bytes": sum(map(len, blobs)), "tasks": len(blobs), "dump": dump, "load": load}
+
+
+def _split(scenario: Any) -> dict[str, float]:
+    """One-process `decide` and `decide_json` of the season, timed without the profiler;
+    `solve_group` is wrapped with a timer (in this process only). Best of 3."""
+    import pitchpass.core.solver as solver
+    from pitchpass.core import decide, decide_json
 
     original = solver.solve_group
-    spent = [0.0, 0]
+    runs, spent = [], [0.0, 0]
 
     def timed(*args: Any, **kwargs: Any) -> Any:
         started = time.perf_counter()
@@ -607,25 +612,31 @@ def _solver_share(scenario: Any) -> dict[str, float]:
 
     solver.solve_group = timed
     try:
-        started = time.perf_counter()
-        decide(scenario)
-        total = time.perf_counter() - started
+        for _ in range(3):
+            spent[:] = [0.0, 0]
+            t0 = time.perf_counter()
+            results = decide(scenario)
+            t1 = time.perf_counter()
+            decide_json(results)
+            t2 = time.perf_counter()
+            solved, groups = spent
+            runs.append({"decide": t1 - t0, "json": t2 - t1, "solver": solved, "groups": groups})
     finally:
         solver.solve_group = original
-    return {"total": total, "solver": spent[0], "groups": spent[1]}
+    return min(runs, key=lambda r: r["decide"] + r["json"])
 
 
 def _serial_and_pooled(scenario: Any) -> tuple[float, float]:
-    """Best of 3 of `decide_all` in one process and with the pool."""
-    from pitchpass.parallel import decide_all
+    """Best of 3 of `decide_all_json` in one process and with the pool."""
+    from pitchpass.parallel import decide_all_json
 
     serial, pooled = [], []
     for _ in range(3):
         t = time.perf_counter()
-        decide_all(scenario, workers=1)
+        decide_all_json(scenario, workers=1)
         serial.append(time.perf_counter() - t)
         t = time.perf_counter()
-        decide_all(scenario)
+        decide_all_json(scenario)
         pooled.append(time.perf_counter() - t)
     return min(serial), min(pooled)
 
@@ -640,7 +651,7 @@ def _profiled(call: Any) -> dict[str, Any]:
     stats = pstats.Stats(profiler, stream=io.StringIO())
     rows = []
     for (file, line, func), (_cc, calls, tottime, cumtime, _) in stats.stats.items():
-        where = f"{_short(file)}:{line}({func})" if line else func
+        where = f"{_short(file)}:{line}({func})" if line else re.sub(r" at 0x\w+", "", func)
         rows.append({"where": where, "calls": calls, "tottime": tottime, "cumtime": cumtime})
     rows.sort(key=lambda r: -r["tottime"])
     total = sum(r["tottime"] for r in rows)
@@ -662,18 +673,17 @@ def measure(name: str, files: dict[str, Path], work: Path, timeout: float) -> di
     """One fresh process: its own timings, its wall time and its peak RSS (os.wait4)."""
     source = files[RUNS[name][0]]
     target = work / f"{name}.out.json"
-    command = [
-        sys.executable,
-        str(Path(__file__).resolve()),
-        "--only",
-        name,
-        str(source),
-        str(target),
-    ]
+    cli = RUNS[name][1] == "cli"
+    if cli:  # what a user waits for: the installed command, its output thrown away
+        command = [str(_pitchpass_command()), "decide", str(source), "--json"]
+    else:
+        command = [sys.executable, str(Path(__file__).resolve()), "--only", name]
+        command += [str(source), str(target)]
     busy = _busy_seconds()
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        child = subprocess.Popen(command, stdout=out, stderr=err, cwd=HERE.parent)
+        stdout = subprocess.DEVNULL if cli else out
+        child = subprocess.Popen(command, stdout=stdout, stderr=err, cwd=HERE.parent)
         deadline = started + timeout
         while True:
             pid, status, usage = os.wait4(child.pid, os.WNOHANG)
@@ -692,12 +702,20 @@ def measure(name: str, files: dict[str, Path], work: Path, timeout: float) -> di
         text, errors = out.read().decode(), err.read().decode()
     if child.returncode != 0:
         raise SystemExit(f"run {name} failed ({child.returncode}):\n{errors}")
-    timings = json.loads(text.strip().splitlines()[-1])
+    timings = {} if cli else json.loads(text.strip().splitlines()[-1])
     timings["process"] = wall
     timings["others"] = [max(0.0, others / wall)]  # cores busy with other processes meanwhile
     timings["peak_rss_kb"] = usage.ru_maxrss  # the child or its largest reaped descendant
-    timings["result"] = json.loads(target.read_text())
+    timings["result"] = None if cli else json.loads(target.read_text())
     return timings
+
+
+def _pitchpass_command() -> Path:
+    """The `pitchpass` script installed beside this Python (the venv's)."""
+    command = Path(sys.executable).parent / "pitchpass"
+    if not command.exists():
+        raise SystemExit(f"{command} not found: install the package (make install)")
+    return command
 
 
 def best(samples: list[dict[str, Any]]) -> dict[str, Any]:
@@ -707,10 +725,15 @@ def best(samples: list[dict[str, Any]]) -> dict[str, Any]:
         return {"timeout": samples[0]["timeout"]}
     out = {k: min(s[k] for s in done) for k in done[0] if isinstance(done[0][k], float)}
     for key in ("peak_rss_kb", "rss_self_kb", "rss_children_kb", "rss_import_kb", "rss_load_kb"):
-        out[key] = max(s[key] for s in done)
+        if key in done[0]:
+            out[key] = max(s[key] for s in done)
+    if "solver_loaded" in done[0]:
+        out["solver_loaded"] = any(s["solver_loaded"] for s in done)
     out["repeats"] = len(done)
     out["result"] = done[0]["result"]
-    out["decide_samples"] = [(s["decide"], s["others"][0]) for s in done]
+    # The figure each run is about: decide, or for the whole command its process time.
+    main = "decide" if "decide" in done[0] else "process"
+    out["samples"] = [(s[main], s["others"][0]) for s in done]
     return out
 
 
@@ -902,10 +925,8 @@ def _profile(files: dict[str, Path]) -> dict[str, Any]:
 def _line(result: dict[str, Any]) -> str:
     if "timeout" in result:
         return f"did not finish in {result['timeout']:.0f} s"
-    return (
-        f"decide {result['decide']:.3f} s, process {result['process']:.2f} s, "
-        f"peak {result['peak_rss_kb'] / 1024:.0f} MB"
-    )
+    decide = f"decide {result['decide']:.3f} s, " if "decide" in result else ""
+    return f"{decide}process {result['process']:.2f} s, peak {result['peak_rss_kb'] / 1024:.0f} MB"
 
 
 def _checks(results: dict[str, Any]) -> list[tuple[str, bool]]:
@@ -1026,14 +1047,16 @@ def _runs_section(results: dict[str, Any]) -> list[str]:
         "Each run is a fresh process, repeated in rounds (every run once per round); times are "
         "the best of the repeats, memory the worst. "
         "*import* is `import pitchpass.core.solver` (OR-Tools) or `import pulp`, done before "
-        "the clock for *decide* starts; *decide* is `decide_all` + `decide_json` on the loaded "
-        "scenario (the baseline: its whole decision); *process* is the child's whole life, "
-        "from start-up to exit, as the parent saw it (it includes reading the JSON file and "
-        "writing the decisions). Peak RSS is from `os.wait4`: the largest of the process and "
-        "its reaped children (the pool's workers, CBC); *main / largest child* splits it.",
+        "the clock for *decide* starts (OR-Tools for most-granted runs only); *decide* is "
+        "`decide_all_json` on the loaded scenario, the CLI's `decide --json` path (the "
+        "baseline: its whole decision); *process* is the child's whole life, from start-up to "
+        "exit, as the parent saw it (it includes reading the JSON file and writing the "
+        "decisions). *season-cli* is the installed command alone, timed as a process. Peak RSS "
+        "is from `os.wait4`: the largest of the process and its reaped children (the pool's "
+        "workers, CBC); *main / largest child* splits it.",
         "",
-        "| run | what | repeats | import | load_document | decide (of which decide_json) | "
-        "process | peak RSS | main / largest child |",
+        "| run | what | repeats | import | load_document | decide | process | peak RSS "
+        "| main / largest child |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for name, (_, _, what) in RUNS.items():
@@ -1044,21 +1067,37 @@ def _runs_section(results: dict[str, Any]) -> list[str]:
                 "| - | - | - |"
             )
             continue
+        cli = "decide" not in r
+        if cli:
+            imported = load = decide = split = "-"
+        else:
+            imported = _ms(r["import"]) if "import" in r else "not imported"
+            load, decide = _ms(r["load"]), f"**{_ms(r['decide'])}**"
+            split = f"{r['rss_self_kb'] / 1024:.0f} / {r['rss_children_kb'] / 1024:.0f} MB"
+        process = f"**{r['process']:.2f} s**" if cli else f"{r['process']:.2f} s"
         out.append(
-            f"| {name} | {what} | {r['repeats']} | {_ms(r['import'])} | {_ms(r['load'])} | "
-            f"**{_ms(r['decide'])}** ({_ms(r['decide_json'])}) | {r['process']:.2f} s | "
-            f"{r['peak_rss_kb'] / 1024:.0f} MB | "
-            f"{r['rss_self_kb'] / 1024:.0f} / {r['rss_children_kb'] / 1024:.0f} MB |"
+            f"| {name} | {what} | {r['repeats']} | {imported} | {load} | {decide} | {process} | "
+            f"{r['peak_rss_kb'] / 1024:.0f} MB | {split} |"
         )
     out.append("")
     samples = "; ".join(
-        f"{name}: " + ", ".join(f"{_ms(s)} ({o:.1f})" for s, o in r["decide_samples"])
+        f"{name}: " + ", ".join(f"{_ms(s)} ({o:.1f})" for s, o in r["samples"])
         for name, r in results.items()
         if "timeout" not in r
     )
+    loaded = [
+        name
+        for name, r in results.items()
+        if RUNS[name][0] == "season-fc" and "timeout" not in r and r["solver_loaded"]
+    ]
     out += [
-        f"Every *decide* sample, with (in brackets) how many cores other processes on the "
-        f"machine kept busy on average during that run: {samples}.",
+        f"Every sample (*decide*; for season-cli the whole process), with (in brackets) how "
+        f"many cores other processes on the machine kept busy on average during that run: "
+        f"{samples}.",
+        "",
+        "OR-Tools was "
+        + (f"imported by {', '.join(loaded)}" if loaded else "not imported by the first-come run")
+        + " (checked in the child after deciding).",
         "",
     ]
     return out
@@ -1123,19 +1162,25 @@ SEASON_TARGET, RATIO_TARGET, BIG_TARGET, MEMORY_TARGET_MB = 0.5, 25.0, 1.0, 300
 def _targets_section(results: dict[str, Any], profile: dict[str, Any], speed: float) -> list[str]:
     season, big, pulp = results["season-exact"], results["big-exact"], results["season-pulp"]
     ratio = (pulp.get("decide") or pulp.get("timeout", 0)) / season["decide"]
-    engine_runs = [r for n, r in results.items() if not n.endswith("pulp") and "timeout" not in r]
-    peak = max(r["peak_rss_kb"] for r in engine_runs) / 1024
-    tree = max(r["rss_self_kb"] + r["rss_children_kb"] for r in engine_runs) / 1024
+    engine = {n: r for n, r in results.items() if not n.endswith("pulp") and "timeout" not in r}
+    peak, largest = max((r["peak_rss_kb"] / 1024, n) for n, r in engine.items())
+    children = [r for r in engine.values() if "rss_self_kb" in r]  # not season-cli
+    tree = max(r["rss_self_kb"] + r["rss_children_kb"] for r in children) / 1024
+    cores = os.cpu_count() or 1
+    on = "" if cores == 2 else f" (on {cores} cores, not 2)"
+    needed = (pulp.get("decide") or pulp.get("timeout", 0)) / RATIO_TARGET
     rows = [
-        ("season exact, decide, 2 cores", f"< {SEASON_TARGET} s", _ms(season["decide"]),
-         season["decide"] < SEASON_TARGET, "per-match Python overhead, the pool's pickling"),
+        ("season exact, decide, 2 cores", f"< {SEASON_TARGET} s", _samples(season) + on,
+         season["decide"] < SEASON_TARGET, _season_limit(results, profile, speed)),
         ("season exact against PuLP (decide)", f">= {RATIO_TARGET:.0f}x", f"{ratio:.1f}x",
-         ratio >= RATIO_TARGET, "the engine's season time (the row above)"),
+         ratio >= RATIO_TARGET,
+         f"the season's decide: {RATIO_TARGET:.0f}x would need it in {_ms(needed)}"),
         (f"one match, {BIG_REQUESTS} competing requests, exact, decide", f"< {BIG_TARGET} s",
-         _ms(big["decide"]), big["decide"] < BIG_TARGET, "CP-SAT solves"),
+         _ms(big["decide"]), big["decide"] < BIG_TARGET, _big_limits(profile)),
         ("peak memory, any engine run (largest process)", f"< {MEMORY_TARGET_MB} MB",
-         f"{peak:.0f} MB (main + largest worker {tree:.0f} MB)", peak < MEMORY_TARGET_MB,
-         "the OR-Tools import and the loaded scenario"),
+         f"{peak:.0f} MB ({largest}; in the child runs, main and largest worker together "
+         f"at most {tree:.0f} MB)",
+         peak < MEMORY_TARGET_MB, _memory_limits(season)),
     ]  # fmt: skip
     out = [
         "## Targets (issue 2, section 6)",
@@ -1146,75 +1191,50 @@ def _targets_section(results: dict[str, Any], profile: dict[str, Any], speed: fl
     for what, wanted, figure, met, limit in rows:
         verdict = "met" if met else "missed"
         out.append(f"| {what} | {wanted} | {figure} | **{verdict}** | {'' if met else limit} |")
-    out += [
-        "",
-        f"Not a target, but what a user of `pitchpass decide` waits for: the whole process for "
-        f"the season takes {season['process']:.2f} s, of which `load_document` "
-        f"{_ms(season['load'])} (see *Where the time goes*) and the OR-Tools import "
-        f"{_ms(season['import'])}. First-come pays that import too: `decide_all` imports the "
-        f"solver before starting the pool whatever the mode and whether or not any match is "
-        f"contended.",
-        "",
-        *_season_limits(results, profile, speed),
-    ]
-    if big["decide"] >= BIG_TARGET:
-        out += [f"- The {BIG_REQUESTS}-request match: {_big_limits(profile)}.", ""]
-    if peak >= MEMORY_TARGET_MB:
-        out += [f"- Memory: {_memory_limits(season)}.", ""]
+    out.append("")
+    cli = results["season-cli"]
+    if "timeout" not in cli:
+        out += [
+            f"Not a target, but what a user waits for: `pitchpass decide FILE --json > "
+            f"/dev/null` on the season takes **{cli['process']:.2f} s** end to end (best of "
+            f"{cli['repeats']}, peak RSS {cli['peak_rss_kb'] / 1024:.0f} MB). The season-exact "
+            f"child, for comparison: OR-Tools import {_ms(season['import'])}, `load_document` "
+            f"{_ms(season['load'])}, decide {_ms(season['decide'])}, whole process "
+            f"{season['process']:.2f} s.",
+            "",
+        ]
     return out
 
 
-def _season_limits(results: dict[str, Any], profile: dict[str, Any], speed: float) -> list[str]:
-    season, pulp = results["season-exact"], results["season-pulp"]
-    serial = profile["decide_serial"]
-    total = serial["profiled_seconds"]
-    scan = _cum(serial, "requests_of", "core/model.py")
-    solve = _cum(serial, "solve_group", "core/solver.py")
-    models = _calls(serial, "solve_group", "core/solver.py")
-    solves = _calls(serial, "solve", "cp_model_helper")
-    pickled = profile["pickle"]
-    indexed = profile["indexed"]
-    timing = profile["solver"]
-    one = results["season-exact-1"]["decide"]
-    lines = [
-        "What limits the season figure (measured in this run):",
-        "",
-        f"- It is mostly per-match Python work, not the solver. One process decides the "
-        f"season in {_ms(one)} ({_ms(one / profile['matches'])} a match), the pool of 2 in "
-        f"{_ms(season['decide'])}. Timed without the profiler, `solve_group` (building and "
-        f"solving the CP-SAT models of the {timing['groups']} contended groups) takes "
-        f"{_ms(timing['solver'])} of a {_ms(timing['total'])} serial `decide` "
-        f"({timing['solver'] / timing['total']:.0%}); under cProfile ({_ms(total)}) it is "
-        f"{_ms(solve)} ({solve / total:.0%}) for {models} models and {solves} solves.",
-        f"- `Scenario.requests_of` scans all {profile['requests']} requests of the season for "
-        f"each of the {profile['matches']} matches: {_ms(scan)} under cProfile "
-        f"({scan / total:.0%}). With the requests indexed by match (a monkeypatch in the "
-        f"profiling process, not a change to the engine) `decide_all` takes "
-        f"{_ms(indexed['serial'])} in one process and {_ms(indexed['pooled'])} with the pool, "
-        f"against {_ms(profile['serial'])} and {_ms(profile['pooled'])} unpatched.",
-        f"- The pool returns whole `MatchResult` objects (every `Request`, `Match`, `Reason` "
-        f"with its datetimes): {pickled['bytes'] / 1e6:.1f} MB pickled, {_ms(pickled['dump'])} "
-        f"to dump and {_ms(pickled['load'])} to load, the loading serial in the parent. "
-        f"In the profiling process (others kept {profile['others']:.1f} cores busy) the pool "
-        f"is {_versus(profile['pooled'], profile['serial'])} one process; with the requests "
-        f"indexed it is {_versus(indexed['pooled'], indexed['serial'])} one process: the "
-        f"cheaper the per-match work, the more the transfer of results decides. Sending back "
-        f"only what `decide_json` needs, or building the JSON in the workers, would cut most "
-        f"of it.",
-        f"- This machine is shared: 2 processes ran a pure-Python loop {speed:.2f}x as fast as "
-        f"one at the start of the run (2.0 = two free cores); see the load averages above.",
-    ]
-    if "timeout" not in pulp:
-        lines.append(
-            f"- The ratio follows from it: the baseline takes {_ms(pulp['decide'])}; "
-            f"{RATIO_TARGET:.0f}x would need the season in {_ms(pulp['decide'] / RATIO_TARGET)}."
-        )
-    return [*lines, ""]
+def _samples(run: dict[str, Any]) -> str:
+    """The best decide, and how the other samples fell around the target."""
+    times = sorted(t for t, _ in run["samples"])
+    under = sum(t < SEASON_TARGET for t in times)
+    return (
+        f"{_ms(times[0])} (best of {len(times)}; median {_ms(times[len(times) // 2])}, "
+        f"{under} of {len(times)} samples under {SEASON_TARGET} s)"
+    )
 
 
-def _versus(pooled: float, serial: float) -> str:
-    change = 1 - pooled / serial
-    return f"{change:.0%} faster than" if change >= 0 else f"{-change:.0%} slower than"
+def _season_limit(results: dict[str, Any], profile: dict[str, Any], speed: float) -> str:
+    """One line, from this run's figures: where the serial time goes, what the pool brings."""
+    one, pooled = results["season-exact-1"]["decide"], results["season-exact"]["decide"]
+    split = profile["split"]
+    total = split["decide"] + split["json"]
+    parts = sorted(
+        [
+            (split["solver"], f"`solve_group` ({split['groups']} groups)"),
+            (split["json"], "`decide_json`"),
+            (split["decide"] - split["solver"], "the rest of `decide`"),
+        ],
+        reverse=True,
+    )
+    shares = ", ".join(f"{what} {spent / total:.0%}" for spent, what in parts)
+    return (
+        f"one process takes {_ms(one)} ({_ms(one / profile['matches'])} a match; timed apart: "
+        f"{shares}); the pool of {os.cpu_count()} is {one / pooled:.2f}x as fast (this "
+        f"machine ran 2 processes {speed:.2f}x as fast as one)"
+    )
 
 
 def _calls(profile: dict[str, Any], func: str, file_part: str) -> int:
@@ -1231,8 +1251,8 @@ def _big_limits(profile: dict[str, Any]) -> str:
     solve = _cum(big, "solve_group", "core/solver.py")
     solves = _calls(big, "solve", "cp_model_helper")
     return (
-        f"{solves} CP-SAT solves (the tiers, then the tie-break in 52-bit chunks): "
-        f"`solve_group` {_ms(solve)} of {_ms(big['profiled_seconds'])} under cProfile"
+        f"{solves} CP-SAT solves: `solve_group` {_ms(solve)} of "
+        f"{_ms(big['profiled_seconds'])} under cProfile"
     )
 
 
@@ -1244,22 +1264,31 @@ def _memory_limits(season: dict[str, Any]) -> str:
 
 
 def _profile_section(profile: dict[str, Any]) -> list[str]:
+    split, payload = profile["split"], profile["payload"]
     out = [
         "## Where the time goes",
         "",
         f"Measured in one more process (other processes kept {profile['others']:.1f} cores "
-        f"busy meanwhile, on average): `decide_all` on the season, best of 3, takes "
-        f"{_ms(profile['serial'])} with one process and {_ms(profile['pooled'])} with the pool; "
-        f"the results the pool pickles back are {profile['pickle']['bytes'] / 1e6:.1f} MB "
-        f"({_ms(profile['pickle']['dump'])} to dump, {_ms(profile['pickle']['load'])} to load). "
-        f"`cp_model.CpModel()` costs {_ms(profile['cpmodel_new'])} per model. cProfile "
-        "(which slows pure Python several times, C calls much less), functions by own time:",
+        f"busy meanwhile, on average), best of 3 each:",
+        "",
+        f"- `decide_all_json` on the season: {_ms(profile['serial'])} in one process, "
+        f"{_ms(profile['pooled'])} with the pool of {os.cpu_count()}.",
+        f"- Without the profiler, in one process: `decide` {_ms(split['decide'])}, of which "
+        f"`solve_group` {_ms(split['solver'])} ({split['groups']} groups); then `decide_json` "
+        f"{_ms(split['json'])}.",
+        f"- What the pool's workers send back (the JSON of their matches, "
+        f"{payload['tasks']} tasks): {payload['bytes'] / 1e6:.2f} MB pickled; timed here in "
+        f"one process, {_ms(payload['dump'])} to dump (the workers' share in the pool) and "
+        f"{_ms(payload['load'])} to load (the parent's).",
+        "",
+        "cProfile (which slows pure Python several times, C calls much less), functions by "
+        "own time:",
         "",
     ]
     for key, title in [
-        ("decide_serial", "season, `decide` in one process"),
+        ("decide_serial", "season, `decide_all_json` in one process"),
         ("load", "season, `load_document`"),
-        ("big", f"big match ({BIG_REQUESTS} requests), `decide`"),
+        ("big", f"big match ({BIG_REQUESTS} requests), `decide_all_json`"),
     ]:
         part = profile[key]
         out += [
@@ -1274,15 +1303,6 @@ def _profile_section(profile: dict[str, Any]) -> list[str]:
                 f"{_ms(row['cumtime'])} |"
             )
         out.append("")
-    load = profile["load"]
-    locked = _cum(load, "check_locked_fit", "core/locked.py")
-    matches = _cum(load, "_match_of", "core/read_fixtures.py")
-    out += [
-        f"In `load_document`, `check_locked_fit` walks every request for every match "
-        f"({_ms(locked)} under the profiler) and `_match_of` rebuilds a dict of all matches "
-        f"for every request ({_ms(matches)}): both grow with matches x requests.",
-        "",
-    ]
     return out
 
 

@@ -108,7 +108,7 @@ def _unpack(scenario: Scenario, packed: Packed) -> MatchResult:
     match_id, decisions, used, incidents = packed
     match = scenario.match(match_id)
     venue = scenario.venue(match.venue)
-    cells = [(z, p.id, z_capacity) for z, z_capacity in _zones(venue) for p in scenario.phases]
+    cells = [(zone.id, p.id, zone.capacity) for zone in venue.zones for p in scenario.phases]
     return MatchResult(
         match,
         tuple(
@@ -128,10 +128,3 @@ def _unpack(scenario: Scenario, packed: Packed) -> MatchResult:
             )
         ),
     )
-
-
-def _zones(venue: object) -> list[tuple[str, dict[str, int]]]:
-    from pitchpass.core.model import Venue
-
-    assert isinstance(venue, Venue)
-    return [(zone.id, dict(zone.capacity)) for zone in venue.zones]
