@@ -70,3 +70,50 @@ def test_a_match_without_contention_never_imports_the_solver() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def brute_force(room: dict[tuple[str, str], int], ordered: list[Item]) -> set[str]:
+    """Every subset: most of each tier in turn, then lexicographically greatest in order."""
+    best_key, best = None, set()
+    for mask in range(1 << len(ordered)):
+        chosen = [item for bit, item in enumerate(ordered) if mask >> bit & 1]
+        used: dict[tuple[str, str], int] = {}
+        for item in chosen:
+            for cell in item.cells:
+                used[cell] = used.get(cell, 0) + item.crew
+        if any(n > room[cell] for cell, n in used.items()):
+            continue
+        ranks = sorted({i.rank for i in ordered})
+        key = (
+            tuple(sum(i.rank == r for i in chosen) for r in ranks),
+            tuple(mask >> bit & 1 for bit in range(len(ordered))),
+        )
+        if best_key is None or key > best_key:
+            best_key, best = key, {i.id for i in chosen}
+    return best
+
+
+@pytest.mark.parametrize("max_bits", [1, 3, 52])
+def test_packing_into_chunks_never_changes_the_answer(
+    monkeypatch: pytest.MonkeyPatch, max_bits: int
+) -> None:
+    """With tiny chunks every objective is solved and fixed on its own: the sequence of
+    solves must reach the same unique answer as one packed solve and as brute force."""
+    import random
+
+    monkeypatch.setattr(solver, "MAX_BITS", max_bits)
+    rng = random.Random(7)
+    cells = [("tunnel", "pre"), ("tunnel", "post"), ("room", "post")]
+    for _ in range(40):
+        room = {cell: rng.randint(1, 6) for cell in cells}
+        ordered = [
+            Item(
+                f"r{k:02}",
+                rng.randint(0, 2),
+                rng.randint(1, 3),
+                tuple(rng.sample(cells, rng.randint(1, 3))),
+            )
+            for k in range(rng.randint(2, 10))
+        ]
+        ordered.sort(key=lambda i: i.rank)  # priority order is tier first
+        assert most_granted(room, ordered) == brute_force(room, ordered)
