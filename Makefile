@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test test-postgres lint bench clean
 
 install: $(STAMP)
 
@@ -20,10 +20,15 @@ demo: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy
+	PITCHPASS_SECRET_KEY=lint-only $(BIN)/mypy  # the Django plugin reads settings
 
 test: lint
 	$(BIN)/pytest
+
+# The web tests again, on the local PostgreSQL (CI runs this after `make test`).
+PG_URL ?= postgres://postgres@127.0.0.1:5432/test
+test-postgres: install
+	DATABASE_URL=$(PG_URL) $(BIN)/pytest tests/web
 
 bench: install
 	$(BIN)/python benchmarks/decide_season.py

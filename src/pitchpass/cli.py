@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -142,6 +143,81 @@ def demo(
     path = file or default_scenario()
     scenario = _load(path, as_json=False)
     _run(lambda: tell(out, scenario, path), as_json=False)
+
+
+@app.command()
+def migrate() -> None:
+    """Create or update the database tables (SQLite in PITCHPASS_HOME, or DATABASE_URL)."""
+    _database()
+    out.print("database ready")
+
+
+@app.command()
+def load(file: FileArg) -> None:
+    """Import a scenario into the database (loading it again changes nothing).
+
+    The file is the truth for what it names: a match's requests and incidents that the
+    file no longer lists are removed."""
+    from pitchpass.files import read_document
+
+    try:
+        document = read_document(file)
+    except ScenarioInvalid as invalid:
+        _fail(invalid.problems, as_json=False, warn_of=file)
+    store = _database()
+    try:
+        loaded = store.load(document)
+    except ScenarioInvalid as invalid:
+        _fail(invalid.problems, as_json=False, warn_of=file)
+    for warning in loaded.warnings:
+        err.print(f"warning {warning}", soft_wrap=True)
+    out.print(
+        f"{file}: loaded {loaded.matches} matches, {loaded.requests} requests, "
+        f"{loaded.incidents} incidents"
+    )
+
+
+@app.command()
+def export(
+    match: Annotated[str, typer.Option("--match", help="The match to export (its id).")],
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write here instead of to stdout.")
+    ] = None,
+) -> None:
+    """Write one stored match back as a scenario (YAML), ready for `pitchpass decide`."""
+    import yaml
+
+    store = _database()
+    known = store.match_keys()
+    if match not in known:
+        from pitchpass.core.problems import did_you_mean
+
+        _fail([Problem("--match", f'unknown match "{match}"{did_you_mean(match, known)}')], False)
+    text = yaml.safe_dump(store.export(match), sort_keys=False, allow_unicode=True)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text)
+        err.print(f"wrote {output}")
+
+
+def _database() -> ModuleType:
+    """Set up Django, bring the tables up to date, and hand back the store module."""
+    from pitchpass.web.setup import configure, migrate
+
+    try:
+        configure()
+        migrate()
+    except Exception as error:
+        from django.db import DatabaseError
+
+        if not isinstance(error, DatabaseError | OSError):
+            raise
+        err.print(f"error the database cannot be used: {error}".strip(), soft_wrap=True)
+        raise typer.Exit(EXIT_NOT_PROVEN) from None
+    from pitchpass.web import store
+
+    return store
 
 
 def _load(file: Path, as_json: bool) -> Scenario:

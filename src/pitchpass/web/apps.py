@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class PitchpassConfig(AppConfig):
+    name = "pitchpass.web"
+    label = "pitchpass"
+    verbose_name = "pitchpass"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,174 @@
+"""Rows for everything a scenario holds (SCENARIO.md), keyed by the scenario's own ids.
+
+Each row keeps its scenario id in `key` and its place in the document in `position`, so
+that a scenario exported from the database lists everything in the order it was loaded.
+Lists of phase ids (a request's phases, a zone's closed phases) are JSON lists: they are
+read and written whole, never queried one by one. Times are stored as instants (UTC) with
+the UTC offset they were written with beside them (`*_offset`, minutes), so that a match
+exported again reads as it was written.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+KINDS = [(k, k) for k in ("broadcaster", "club", "producer", "agency", "other")]
+OCCUPANTS = [("", "none"), ("home", "home"), ("away", "away")]
+MODES = [("most-granted", "most-granted"), ("first-come", "first-come")]
+
+
+class Organisation(models.Model):
+    key = models.CharField(max_length=100, unique=True)
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=20, choices=KINDS)
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "key"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Competition(models.Model):
+    """A competition with its broadcast partners, its policy and its plan of phases."""
+
+    key = models.CharField(max_length=100, unique=True)
+    name = models.CharField(max_length=200)
+    partners = models.ManyToManyField(Organisation, blank=True, related_name="partner_of")
+    deadline = models.CharField(max_length=20, default="5d")  # Nm, Nh or Nd
+    within_tier = models.CharField(max_length=20, choices=MODES, default="most-granted")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Tier(models.Model):
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="tiers")
+    name = models.CharField(max_length=100)
+    rule = models.CharField(max_length=120)  # host | partner | club | any | org:<id> | kind:<kind>
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["competition", "name"], name="unique_tier_name")
+        ]
+
+
+class Phase(models.Model):
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="phases")
+    key = models.CharField(max_length=100)
+    start = models.FloatField()  # minutes from kick-off, inclusive
+    end = models.FloatField()  # exclusive
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["competition", "key"], name="unique_phase_key")
+        ]
+
+
+class Venue(models.Model):
+    key = models.CharField(max_length=100, unique=True)
+    name = models.CharField(max_length=200)
+    position = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Zone(models.Model):
+    venue = models.ForeignKey(Venue, on_delete=models.CASCADE, related_name="zones")
+    key = models.CharField(max_length=100)
+    name = models.CharField(max_length=200)
+    capacity = models.PositiveIntegerField(null=True, blank=True)  # the default, if any
+    capacity_by_phase = models.JSONField(default=dict, blank=True)  # phase id -> places
+    via = models.JSONField(default=list, blank=True)  # zone ids of the same venue, in order
+    occupant = models.CharField(max_length=4, choices=OCCUPANTS, blank=True, default="")
+    closed = models.JSONField(default=list, blank=True)  # phase ids
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["venue", "position"]
+        constraints = [models.UniqueConstraint(fields=["venue", "key"], name="unique_zone_key")]
+
+    def __str__(self) -> str:
+        return f"{self.venue.key}: {self.key}"
+
+
+class Camera(models.Model):
+    """A fixed camera of the venue, present whatever is decided."""
+
+    venue = models.ForeignKey(Venue, on_delete=models.CASCADE, related_name="cameras")
+    key = models.CharField(max_length=100)
+    name = models.CharField(max_length=200, blank=True, default="")
+    zone = models.ForeignKey(Zone, on_delete=models.CASCADE, related_name="cameras")
+    operator = models.ForeignKey(
+        Organisation, on_delete=models.PROTECT, null=True, blank=True, related_name="cameras"
+    )
+    phases = models.JSONField(null=True, blank=True)  # phase ids; null: always there
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["venue", "position"]
+        constraints = [models.UniqueConstraint(fields=["venue", "key"], name="unique_camera_key")]
+
+
+class Match(models.Model):
+    key = models.CharField(max_length=100, unique=True)
+    competition = models.ForeignKey(Competition, on_delete=models.PROTECT, related_name="matches")
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="matches")
+    home = models.ForeignKey(Organisation, on_delete=models.PROTECT, related_name="home_matches")
+    away = models.ForeignKey(Organisation, on_delete=models.PROTECT, related_name="away_matches")
+    kickoff = models.DateTimeField()
+    kickoff_offset = models.IntegerField(default=0)
+    host = models.ForeignKey(
+        Organisation, on_delete=models.PROTECT, null=True, blank=True, related_name="hosted"
+    )
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["kickoff", "position"]
+        verbose_name_plural = "matches"
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class Request(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="requests")
+    key = models.CharField(max_length=100)
+    by = models.ForeignKey(Organisation, on_delete=models.PROTECT, related_name="requests")
+    zone = models.ForeignKey(Zone, on_delete=models.PROTECT, related_name="requests")
+    phases = models.JSONField()  # phase ids, in the order written
+    crew = models.PositiveIntegerField()
+    cameras = models.PositiveIntegerField(default=1)
+    submitted = models.DateTimeField()
+    submitted_offset = models.IntegerField(default=0)
+    consent = models.ManyToManyField(Organisation, blank=True, related_name="consented_to")
+    locked = models.BooleanField(default=False)  # granted and published
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["match", "position"]
+        constraints = [models.UniqueConstraint(fields=["match", "key"], name="unique_request_key")]
+
+    def __str__(self) -> str:
+        return f"{self.match.key}: {self.key}"
+
+
+class Incident(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="incidents")
+    key = models.CharField(max_length=100)
+    zone = models.ForeignKey(Zone, on_delete=models.PROTECT, related_name="incidents")
+    minute = models.FloatField(null=True, blank=True)  # exactly one of minute and at
+    at = models.DateTimeField(null=True, blank=True)
+    at_offset = models.IntegerField(default=0)
+    what = models.TextField(blank=True, default="")
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["match", "position"]
+        constraints = [models.UniqueConstraint(fields=["match", "key"], name="unique_incident_key")]

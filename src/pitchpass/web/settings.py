@@ -1,0 +1,82 @@
+"""Django settings: SQLite in PITCHPASS_HOME by default, PostgreSQL when DATABASE_URL is set."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+HOME = Path(os.environ.get("PITCHPASS_HOME", "~/.local/share/pitchpass")).expanduser()
+
+
+def database(url: str | None, home: Path) -> dict[str, object]:
+    """Django's DATABASES["default"] for a `postgres://user:password@host:port/name` URL,
+    or the embedded SQLite file in `home` when there is none."""
+    if not url:
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(home / "pitchpass.sqlite3")}
+    parts = urlparse(url)
+    if parts.scheme not in ("postgres", "postgresql"):
+        raise ValueError(f"DATABASE_URL must start with postgres://, not {parts.scheme}://")
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(parts.path.lstrip("/")) or "pitchpass",
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": parts.hostname or "",
+        "PORT": str(parts.port or ""),
+    }
+
+
+def _secret_key(home: Path) -> str:
+    """From PITCHPASS_SECRET_KEY, else a key kept in the data folder (made on first use)."""
+    if os.environ.get("PITCHPASS_SECRET_KEY"):
+        return os.environ["PITCHPASS_SECRET_KEY"]
+    path = home / "secret-key"
+    if not path.exists():
+        home.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key(HOME)
+DEBUG = os.environ.get("PITCHPASS_DEBUG") == "1"
+ALLOWED_HOSTS = ["127.0.0.1", "localhost", "testserver"]
+DATABASES = {"default": database(os.environ.get("DATABASE_URL"), HOME)}
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "pitchpass.web.apps.PitchpassConfig",
+]
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+]
+ROOT_URLCONF = "pitchpass.web.urls"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+USE_TZ = True
+TIME_ZONE = "UTC"
+STATIC_URL = "static/"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -1,0 +1,355 @@
+"""Scenario documents in and out of the database: the one mapping between rows and the core.
+
+`load` writes a validated document as rows (idempotent: the file is the truth for what it
+names); `export` turns one match back into a document. The web app decides a match by
+exporting it and handing the document to the core, so what the CLI decides for an
+exported file and what the web shows are the same by construction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from django.db import transaction
+from django.db.models import ProtectedError
+
+from pitchpass.core import Problem, Scenario, ScenarioInvalid, check_document, load_document
+from pitchpass.web import models as m
+
+
+@dataclass(frozen=True)
+class Loaded:
+    matches: int
+    requests: int
+    incidents: int
+    warnings: tuple[Problem, ...]
+
+
+def load(document: dict[str, Any]) -> Loaded:
+    """Validate, then write every section in one transaction (all or nothing)."""
+    scenario, problems, warnings = check_document(document)
+    if scenario is None:
+        raise ScenarioInvalid(problems)
+    try:
+        with transaction.atomic():
+            _write(document, scenario)
+    except ProtectedError as error:
+        names = ", ".join(sorted({str(obj) for obj in error.protected_objects})[:5])
+        raise ScenarioInvalid(
+            [Problem("", f"the file leaves out things still used elsewhere: {names}")]
+        ) from None
+    return Loaded(
+        len(scenario.matches), len(scenario.requests), len(scenario.incidents), tuple(warnings)
+    )
+
+
+def _write(document: dict[str, Any], scenario: Scenario) -> None:
+    orgs = {
+        o.id: m.Organisation.objects.update_or_create(
+            key=o.id, defaults={"name": o.name, "kind": o.kind, "position": n}
+        )[0]
+        for n, o in enumerate(scenario.organisations)
+    }
+    competition = _competition(document, scenario, orgs)
+    venues = {v.id: _venue(document, n, v.id, orgs) for n, v in enumerate(scenario.venues)}
+    for n, match in enumerate(scenario.matches):
+        row, _ = m.Match.objects.update_or_create(
+            key=match.id,
+            defaults={
+                "competition": competition,
+                "venue": venues[match.venue],
+                "home": orgs[match.home],
+                "away": orgs[match.away],
+                "kickoff": match.kickoff,
+                "kickoff_offset": _offset(match.kickoff),
+                "host": orgs.get(match.host) if match.host else None,
+                "position": n,
+            },
+        )
+        _requests(row, scenario, orgs)
+        _incidents(row, document)
+
+
+def _competition(
+    document: dict[str, Any], scenario: Scenario, orgs: dict[str, m.Organisation]
+) -> m.Competition:
+    policy = document.get("policy") or {}
+    competition, _ = m.Competition.objects.update_or_create(
+        key=scenario.competition.id,
+        defaults={
+            "name": scenario.competition.name,
+            "deadline": str(policy.get("deadline") or "5d").strip(),
+            "within_tier": scenario.policy.within_tier.value,
+        },
+    )
+    competition.partners.set([orgs[p] for p in sorted(scenario.competition.partners)])
+    _replace(
+        competition.tiers.all(),
+        [
+            m.Tier(competition=competition, name=t.name, rule=t.rule, position=n)
+            for n, t in enumerate(scenario.policy.tiers)
+        ],
+    )
+    _replace(
+        competition.phases.all(),
+        [
+            m.Phase(competition=competition, key=p.id, start=p.start, end=p.end, position=n)
+            for n, p in enumerate(scenario.phases)
+        ],
+    )
+    return competition
+
+
+def _replace(existing: Any, rows: list[Any]) -> None:
+    """Swap small ordered child lists whole, unless they are already exactly these."""
+    fields = ("key", "name", "rule", "start", "end", "position")
+    old = [tuple(getattr(r, f, None) for f in fields) for r in existing]
+    new = [tuple(getattr(r, f, None) for f in fields) for r in rows]
+    if old != new:
+        existing.delete()
+        if rows:
+            type(rows[0]).objects.bulk_create(rows)
+
+
+def _venue(
+    document: dict[str, Any], position: int, venue_id: str, orgs: dict[str, m.Organisation]
+) -> m.Venue:
+    raw = next(v for v in document["venues"] if str(v["id"]) == venue_id)
+    venue, _ = m.Venue.objects.update_or_create(
+        key=venue_id, defaults={"name": raw.get("name") or venue_id, "position": position}
+    )
+    zones = {}
+    for n, z in enumerate(raw["zones"]):
+        capacity = z["capacity"]
+        by_phase = dict(capacity) if isinstance(capacity, dict) else {}
+        default = by_phase.pop("default", None) if by_phase else capacity
+        zones[str(z["id"])], _ = m.Zone.objects.update_or_create(
+            venue=venue,
+            key=str(z["id"]),
+            defaults={
+                "name": z.get("name") or str(z["id"]),
+                "capacity": default,
+                "capacity_by_phase": {str(k): v for k, v in by_phase.items()},
+                "via": [str(x) for x in z.get("via") or []],
+                "occupant": z.get("occupant") or "",
+                "closed": [str(x) for x in z.get("closed") or []],
+                "position": n,
+            },
+        )
+    cameras = []
+    for n, c in enumerate(raw.get("cameras") or []):
+        camera, _ = m.Camera.objects.update_or_create(
+            venue=venue,
+            key=str(c["id"]),
+            defaults={
+                "name": c.get("name") or "",
+                "zone": zones[str(c["zone"])],
+                "operator": orgs[str(c["operator"])] if c.get("operator") else None,
+                "phases": [str(p) for p in c["phases"]] if c.get("phases") is not None else None,
+                "position": n,
+            },
+        )
+        cameras.append(camera.pk)
+    venue.cameras.exclude(pk__in=cameras).delete()
+    venue.zones.exclude(key__in=list(zones)).delete()
+    return venue
+
+
+def _requests(match: m.Match, scenario: Scenario, orgs: dict[str, m.Organisation]) -> None:
+    zones = {z.key: z for z in match.venue.zones.all()}
+    kept = []
+    for n, request in enumerate(scenario.requests_of(match.key)):
+        row, _ = m.Request.objects.update_or_create(
+            match=match,
+            key=request.id,
+            defaults={
+                "by": orgs[request.by],
+                "zone": zones[request.zone],
+                "phases": list(request.phases),
+                "crew": request.crew,
+                "cameras": request.cameras,
+                "submitted": request.submitted,
+                "submitted_offset": _offset(request.submitted),
+                "locked": request.locked,
+                "position": n,
+            },
+        )
+        row.consent.set([orgs[o] for o in sorted(request.consent)])
+        kept.append(row.pk)
+    match.requests.exclude(pk__in=kept).delete()
+
+
+def _incidents(match: m.Match, document: dict[str, Any]) -> None:
+    zones = {z.key: z for z in match.venue.zones.all()}
+    kept = []
+    raws = [i for i in document.get("incidents") or [] if str(i["match"]) == match.key]
+    for n, raw in enumerate(raws):
+        at = _moment(raw.get("at"))
+        row, _ = m.Incident.objects.update_or_create(
+            match=match,
+            key=str(raw["id"]),
+            defaults={
+                "zone": zones[str(raw["zone"])],
+                "minute": raw.get("minute"),
+                "at": at,
+                "at_offset": _offset(at) if at else 0,
+                "what": raw.get("what") or "",
+                "position": n,
+            },
+        )
+        kept.append(row.pk)
+    match.incidents.exclude(pk__in=kept).delete()
+
+
+def export(match_key: str) -> dict[str, Any]:
+    """One match as a scenario document, with everything it needs and nothing else."""
+    match = m.Match.objects.select_related("competition", "venue", "home", "away", "host").get(
+        key=match_key
+    )
+    competition = match.competition
+    requests = list(match.requests.select_related("by", "zone").prefetch_related("consent"))
+    incidents = list(match.incidents.select_related("zone"))
+    zones = list(match.venue.zones.all())
+    cameras = list(match.venue.cameras.select_related("zone", "operator"))
+    tiers = list(competition.tiers.all())
+    partners = list(competition.partners.all())
+    named = {match.home, match.away, *partners}
+    named |= {match.host} if match.host else set()
+    named |= {r.by for r in requests} | {o for r in requests for o in r.consent.all()}
+    named |= {c.operator for c in cameras if c.operator}
+    by_rule = {t.rule.removeprefix("org:") for t in tiers if t.rule.startswith("org:")}
+    named |= set(m.Organisation.objects.filter(key__in=by_rule))
+    return {
+        "pitchpass": 1,
+        "competition": {
+            "id": competition.key,
+            "name": competition.name,
+            "partners": sorted(p.key for p in partners),
+        },
+        "policy": {
+            "deadline": competition.deadline,
+            "within_tier": competition.within_tier,
+            "tiers": [{"name": t.name, "rule": t.rule} for t in tiers],
+        },
+        "phases": [
+            {"id": p.key, "start": _number(p.start), "end": _number(p.end)}
+            for p in competition.phases.all()
+        ],
+        "venues": [
+            {
+                "id": match.venue.key,
+                "name": match.venue.name,
+                "zones": [_zone(z) for z in zones],
+                "cameras": [_camera(c) for c in cameras],
+            }
+        ],
+        "organisations": [
+            {"id": o.key, "name": o.name, "kind": o.kind}
+            for o in sorted(named, key=lambda o: (o.position, o.key))
+        ],
+        "matches": [
+            {
+                "id": match.key,
+                "venue": match.venue.key,
+                "home": match.home.key,
+                "away": match.away.key,
+                "kickoff": _when(match.kickoff, match.kickoff_offset),
+                **({"host": match.host.key} if match.host else {}),
+            }
+        ],
+        "requests": [_request(match.key, r) for r in requests],
+        "incidents": [_incident(match.key, i) for i in incidents],
+    }
+
+
+def scenario_of(match_key: str) -> Scenario:
+    """The core's scenario for one stored match (validated again: rows may be edited)."""
+    return load_document(export(match_key))
+
+
+def _zone(zone: m.Zone) -> dict[str, Any]:
+    capacity: int | dict[str, int]
+    if zone.capacity_by_phase:
+        capacity = dict(zone.capacity_by_phase)
+        if zone.capacity is not None:
+            capacity = {"default": zone.capacity, **capacity}
+    else:
+        capacity = zone.capacity if zone.capacity is not None else 0
+    out: dict[str, Any] = {"id": zone.key, "name": zone.name, "capacity": capacity}
+    if zone.via:
+        out["via"] = list(zone.via)
+    if zone.occupant:
+        out["occupant"] = zone.occupant
+    if zone.closed:
+        out["closed"] = list(zone.closed)
+    return out
+
+
+def _camera(camera: m.Camera) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": camera.key, "zone": camera.zone.key}
+    if camera.name:
+        out["name"] = camera.name
+    if camera.operator:
+        out["operator"] = camera.operator.key
+    if camera.phases is not None:
+        out["phases"] = list(camera.phases)
+    return out
+
+
+def _request(match_key: str, request: m.Request) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": request.key,
+        "match": match_key,
+        "by": request.by.key,
+        "zone": request.zone.key,
+        "phases": list(request.phases),
+        "crew": request.crew,
+        "cameras": request.cameras,
+        "submitted": _when(request.submitted, request.submitted_offset),
+    }
+    consent = sorted(o.key for o in request.consent.all())
+    if consent:
+        out["consent"] = consent
+    if request.locked:
+        out["locked"] = True
+    return out
+
+
+def _incident(match_key: str, incident: m.Incident) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": incident.key, "match": match_key, "zone": incident.zone.key}
+    if incident.at is not None:
+        out["at"] = _when(incident.at, incident.at_offset)
+    else:
+        out["minute"] = _number(incident.minute or 0)
+    if incident.what:
+        out["what"] = incident.what
+    return out
+
+
+def _moment(value: str | datetime | None) -> datetime | None:
+    """An `at` as validated by the core: text with a timezone, or a datetime already."""
+    if value is None or isinstance(value, datetime):
+        return value
+    return datetime.fromisoformat(value.strip())
+
+
+def _offset(moment: datetime) -> int:
+    offset = moment.utcoffset()
+    return int(offset.total_seconds() // 60) if offset else 0
+
+
+def _when(moment: datetime, offset: int) -> str:
+    """The instant, written with the UTC offset it was loaded with."""
+    return moment.astimezone(timezone(timedelta(minutes=offset))).isoformat()
+
+
+def _number(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else value
+
+
+def match_keys(keys: Iterable[str] | None = None) -> list[str]:
+    rows = m.Match.objects.all() if keys is None else m.Match.objects.filter(key__in=list(keys))
+    return [row.key for row in rows]

@@ -1,0 +1,59 @@
+"""`pitchpass migrate`, `load` and `export` on a real database in a fresh data folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = ROOT / "scenarios" / "manchester-derby-2017.yaml"
+pytestmark = pytest.mark.slow
+
+
+def pitchpass(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PITCHPASS_HOME=str(home))
+    env.pop("PITCHPASS_SECRET_KEY", None)
+    if "DATABASE_URL" in os.environ:  # the PostgreSQL run: keep the tests' own database apart
+        env.pop("DATABASE_URL")
+    return subprocess.run(
+        [sys.executable, "-m", "pitchpass", *args], capture_output=True, text=True, env=env
+    )
+
+
+def test_load_twice_then_export_decides_as_the_file(tmp_path: Path) -> None:
+    first = pitchpass(tmp_path, "load", str(SEED))
+    assert first.returncode == 0, first.stderr
+    assert "loaded 1 matches, 37 requests, 2 incidents" in first.stdout
+    assert pitchpass(tmp_path, "load", str(SEED)).returncode == 0
+    exported = tmp_path / "exported.yaml"
+    out = pitchpass(tmp_path, "export", "--match", "mun-mci-2017-12-10", "-o", str(exported))
+    assert out.returncode == 0, out.stderr
+    again = pitchpass(tmp_path, "decide", str(exported), "--json")
+    original = pitchpass(tmp_path, "decide", str(SEED), "--json")
+    assert json.loads(again.stdout) == json.loads(original.stdout)
+    assert (tmp_path / "pitchpass.sqlite3").is_file()
+
+
+def test_bad_input_to_load_and_export(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(SEED.read_text().replace("crew: 2", "crew: 0", 1))
+    loaded = pitchpass(tmp_path, "load", str(bad))
+    assert loaded.returncode == 2 and "at least 1" in loaded.stderr
+    assert "Traceback" not in loaded.stderr
+    missing = pitchpass(tmp_path, "export", "--match", "nope")
+    assert missing.returncode == 2 and 'unknown match "nope"' in missing.stderr
+
+
+def test_an_unreachable_database_is_one_plain_line(tmp_path: Path) -> None:
+    env_url = "postgres://postgres@127.0.0.1:1/test"
+    env = dict(os.environ, PITCHPASS_HOME=str(tmp_path), DATABASE_URL=env_url)
+    out = subprocess.run(
+        [sys.executable, "-m", "pitchpass", "migrate"], capture_output=True, text=True, env=env
+    )
+    assert out.returncode == 1
+    assert "the database cannot be used" in out.stderr and "Traceback" not in out.stderr

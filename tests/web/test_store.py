@@ -1,0 +1,70 @@
+"""Scenarios into the database and back: the exported match decides as the file did."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pitchpass.core import ScenarioInvalid, decide_document
+from pitchpass.core.parse import parse_text
+from pitchpass.web import models as m
+from pitchpass.web import store
+
+SCENARIOS = sorted((Path(__file__).resolve().parents[2] / "scenarios").glob("*.yaml"))
+pytestmark = pytest.mark.django_db
+
+
+def document(path: Path) -> dict:
+    return parse_text(path.read_text(), path.name)
+
+
+def decided(doc: dict) -> dict[str, dict]:
+    return {m_["match"]: m_ for m_ in decide_document(doc)["matches"]}
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.name)
+def test_every_match_exported_decides_exactly_as_the_file(path: Path) -> None:
+    doc = document(path)
+    store.load(doc)
+    expected = decided(doc)
+    for match_key in expected:
+        assert decided(store.export(match_key))[match_key] == expected[match_key]
+
+
+def test_loading_twice_changes_nothing() -> None:
+    doc = document(SCENARIOS[0])
+    store.load(doc)
+    rows = _primary_keys()
+    exported = {k: store.export(k) for k in store.match_keys()}
+    store.load(doc)
+    assert _primary_keys() == rows
+    assert {k: store.export(k) for k in store.match_keys()} == exported
+
+
+def test_a_request_left_out_of_the_file_is_removed_and_a_change_is_kept() -> None:
+    doc = document(next(p for p in SCENARIOS if p.name == "manchester-derby-2017.yaml"))
+    store.load(doc)
+    doc["requests"] = doc["requests"][1:]
+    doc["requests"][0]["crew"] = 1
+    store.load(doc)
+    exported = store.export("mun-mci-2017-12-10")
+    assert [r["id"] for r in exported["requests"]] == [r["id"] for r in doc["requests"]]
+    assert exported["requests"][0]["crew"] == 1
+
+
+def test_an_invalid_file_writes_nothing() -> None:
+    doc = document(SCENARIOS[0])
+    doc["requests"][0]["crew"] = 0
+    with pytest.raises(ScenarioInvalid):
+        store.load(doc)
+    assert m.Match.objects.count() == 0 and m.Organisation.objects.count() == 0
+
+
+def _primary_keys() -> dict:
+    return {model: sorted(model.objects.values_list("pk", flat=True)) for model in _models()}
+
+
+def _models() -> list:
+    return [m.Organisation, m.Competition, m.Tier, m.Phase, m.Venue, m.Zone, m.Camera,
+            m.Match, m.Request, m.Incident]  # fmt: skip
