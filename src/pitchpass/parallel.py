@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -60,10 +61,11 @@ def _ids(scenario: Scenario, match_ids: Sequence[str] | None) -> list[str]:
 
 
 def _worth_a_pool(ids: list[str], workers: int | None) -> bool:
+    # Linux only: forking after OR-Tools is loaded is not safe on macOS.
     return (
         (workers or os.cpu_count() or 1) >= 2
         and len(ids) >= MIN_MATCHES_FOR_POOL
-        and (os.name == "posix")
+        and sys.platform == "linux"
     )
 
 

@@ -147,6 +147,7 @@ BAD_FILES = {
     "a list": (b"- 1\n- 2\n", "must be a mapping of fields, not a list"),
     "a string": (b"hello\n", "must be a mapping of fields, not a string"),
     "empty": (b"", "the document is empty"),
+    "a list as a field name": (b"? [a, b]\n: 1\n", "field names must be text"),
 }
 
 
@@ -154,7 +155,7 @@ BAD_FILES = {
 @pytest.mark.parametrize("command", ["decide", "validate", "what-if"])
 def test_malformed_files_get_one_plain_line(tmp_path: Path, case: str, command: str) -> None:
     content, message = BAD_FILES[case]
-    path = tmp_path / "scenario.yaml"
+    path = tmp_path / ("scenario.json" if "json" in case else "scenario.yaml")
     if content == "DIR":
         path.mkdir()
     elif content is not None:

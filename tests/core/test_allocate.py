@@ -117,3 +117,11 @@ def test_packing_into_chunks_never_changes_the_answer(
         ]
         ordered.sort(key=lambda i: i.rank)  # priority order is tier first
         assert most_granted(room, ordered) == brute_force(room, ordered)
+
+
+def test_the_or_tools_step_the_solver_skips_still_exists() -> None:
+    """solver._Model overrides a private OR-Tools method to save ~1 ms a model; if a new
+    OR-Tools renames it, the override would silently stop saving anything."""
+    from ortools.sat.python import cp_model
+
+    assert callable(getattr(cp_model.CpModel, "_add_pre_pep8_methods", None))

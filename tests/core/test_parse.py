@@ -48,3 +48,7 @@ def test_bytes_must_be_utf8() -> None:
         decode_bytes(b"ok\xff", "s.yaml")
     assert "byte 2 is 0xff" in raised.value.problems[0].message
     assert decode_bytes("\ufeffa: 1".encode(), "s.yaml") == "a: 1"
+
+
+def test_a_yaml_flow_document_is_yaml_whatever_its_first_character() -> None:
+    assert parse_text("{a: [1, 2], b: c}\n", "s.yaml") == {"a": [1, 2], "b": "c"}

@@ -195,6 +195,26 @@ CASES = {
         "finite",
     ),
     "missing competition": (_set(["competition"], _DELETE), "competition", "missing"),
+    "a camera with an empty phase list": (
+        _set(["venues", 0, "cameras"], [{"id": "c", "zone": "pitch", "phases": []}]),
+        "venues[0].cameras[0].phases",
+        "leave it out",
+    ),
+    "a phase listed twice": (
+        _set(["requests", 0, "phases"], ["post-match", "post-match"]),
+        "requests[0].phases",
+        "more than once",
+    ),
+    "a deadline of centuries": (
+        _set(["policy"], {"deadline": "99999999999d"}),
+        "policy.deadline",
+        "at most 3650d",
+    ),
+    "a kick-off too early for its deadline": (
+        _set(["matches", 0, "kickoff"], "0001-01-02T00:00:00+00:00"),
+        "matches[0].kickoff",
+        "too early",
+    ),
     "requests not a list": (_set(["requests"], {"id": "r0"}), "requests", "must be a list"),
 }
 
@@ -288,3 +308,26 @@ def test_an_item_with_a_problem_is_still_known_to_its_references(change, expecte
     document["incidents"][0]["minute"] = 0
     change(document)
     assert list(problems(document)) == expected
+
+
+def test_locked_overflow_is_reported_beside_other_problems() -> None:
+    document = valid()
+    document["requests"] += [
+        req("l1", "p1", crew=3, locked=True),
+        req("l2", "p2", crew=2, locked=True),
+    ]
+    document["requests"][0]["zone"] = "lobby"
+    found = problems(document)
+    assert set(found) == {"requests[0].zone", "requests[4].locked"}
+
+
+def test_numeric_phase_ids_in_a_capacity_map() -> None:
+    document = valid()
+    document["phases"] = [{"id": 1, "start": 0, "end": 45}, {"id": 2, "start": 45, "end": 90}]
+    for request in document["requests"]:
+        request["phases"] = [1]
+    document["incidents"] = []
+    for z in document["venues"][0]["zones"]:
+        z.pop("closed", None)
+    zone(document, "tunnel")["capacity"] = {1: 3, 2: 4}
+    assert load_document(document).venues[0].zones[0].capacity == {"1": 3, "2": 4}

@@ -77,6 +77,7 @@ def test_no_change_reports_nothing() -> None:
         ([], [], {"lobby": 3}, "--capacity"),
         ([], [], {"tunnel@extra-time": 3}, "--capacity"),
         ([], [], {"tunnel": -1}, "--capacity"),
+        ([], [], {"tunnel": 10**23}, "--capacity"),
     ],
 )
 def test_bad_changes_are_reported(grant, refuse, capacity, path) -> None:
@@ -111,3 +112,10 @@ def test_a_change_to_a_request_of_a_match_not_shown_is_an_error() -> None:
     with pytest.raises(ScenarioInvalid) as raised:
         what_if(load_document(story()), Changes(grant=("docs",)), ["m2"])
     assert "is in match m1" in raised.value.problems[0].message
+
+
+def test_spaces_around_the_phase_of_a_capacity_change() -> None:
+    from pitchpass.core import parse_capacity
+
+    change = parse_capacity("tunnel @ post-match =2")
+    assert (change.zone, change.phase, change.places) == ("tunnel", "post-match", 2)

@@ -1,6 +1,7 @@
-"""Stable codes: every reason a request is refused for, and every kind of input error.
+"""Stable codes: every reason a request is refused for, every status, every mode.
 
 Tests and other tools assert these codes, never the sentences that go with them.
+(Input problems are located by their path; codes for them come with the web API.)
 """
 
 from enum import StrEnum

@@ -17,6 +17,7 @@ from pitchpass.core.problems import Problem, did_you_mean
 # Places, crews and cameras above this are typing mistakes, and would overflow the
 # solver's 64-bit arithmetic long before they meant anything at a football ground.
 MAX_COUNT = 1_000_000
+MAX_DEADLINE = timedelta(days=3650)
 _DURATION = re.compile(r"^\s*(\d+)\s*([mhd])\s*$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days"}
 _MISSING = object()
@@ -169,7 +170,11 @@ class Reader:
             )
             return default
         amount, unit = int(match.group(1)), match.group(2)
-        return timedelta(**{_UNITS[unit]: amount})
+        deadline = timedelta(**{_UNITS[unit]: min(amount, 10**6)})
+        if deadline > MAX_DEADLINE:
+            self.problem(_join(path, key), f"must be at most {MAX_DEADLINE.days}d, not {value}")
+            return default
+        return deadline
 
     def id_list(self, parent: dict[str, Any], key: str, path: str, required: bool) -> list[str]:
         """A list of ids (a bare id is a problem: the contract and the schema say list)."""

@@ -28,9 +28,14 @@ def _mapping_without_duplicates(loader: _Loader, node: yaml.MappingNode) -> dict
     for key_node, _ in node.value:
         if key_node.tag == "tag:yaml.org,2002:merge":
             continue  # `<<: *anchor` merges fields that the mapping's own may override
-        key = loader.construct_object(key_node)
+        key = loader.construct_object(key_node, deep=True)
+        mark = key_node.start_mark
+        if not isinstance(key, str | int | float | bool) and key is not None:
+            raise DuplicateField(
+                f"field names must be text, not a {key_node.id} "
+                f"(line {mark.line + 1}, column {mark.column + 1})"
+            )
         if key in seen:
-            mark = key_node.start_mark
             raise DuplicateField(
                 f'field "{key}" is written twice in one mapping '
                 f"(line {mark.line + 1}, column {mark.column + 1})"
@@ -57,9 +62,9 @@ _Loader.yaml_implicit_resolvers = {
 
 def parse_text(text: str, name: str = "scenario") -> dict[str, Any]:
     """Parse YAML (a superset of JSON) or JSON text into a mapping; raise ScenarioInvalid."""
-    stripped = text.lstrip()
     try:
-        if name.endswith(".json") or stripped.startswith("{"):
+        # YAML reads JSON too; the JSON parser is used for .json files for its messages.
+        if name.endswith(".json"):
             document = json.loads(text, object_pairs_hook=_object_without_duplicates)
         else:
             document = yaml.load(text, Loader=_Loader)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 from pitchpass.core.fields import Reader
@@ -102,8 +103,8 @@ def _capacity(
         places = reader.integer_value(raw, f"{where}.{key}", 0)
         if places is not None:
             per_phase[key] = places
-    missing = [p for p in phase_ids if p not in value]
-    if "default" not in value and missing:
+    missing = [p for p in phase_ids if p not in {str(k) for k in value}]
+    if "default" not in per_phase and "default" not in value and missing:
         reader.problem(
             where,
             "a capacity map needs a default or every phase; missing: " + ", ".join(missing),
@@ -135,7 +136,11 @@ def _cameras(
         operator = reader.text(item, "operator", where, required=False)
         reader.reference(operator, f"{where}.operator", org_ids, "organisation")
         phases = None
-        if item.get("phases") is not None:
+        if item.get("phases") == []:
+            # "No phases: always" in the contract; an empty list reads as "never", so
+            # which was meant is asked rather than guessed.
+            reader.problem(f"{where}.phases", "is empty; leave it out for a camera always there")
+        elif item.get("phases") is not None:
             phases = reader.id_list(item, "phases", where, required=False)
             for k, phase in enumerate(phases):
                 reader.reference(phase, f"{where}.phases[{k}]", phase_ids, "phase")
@@ -146,7 +151,11 @@ def _cameras(
 
 
 def matches(
-    reader: Reader, top: dict[str, Any], venue_ids: list[str], org_ids: list[str]
+    reader: Reader,
+    top: dict[str, Any],
+    venue_ids: list[str],
+    org_ids: list[str],
+    deadline: timedelta,
 ) -> tuple[list[Match], dict[str, str]]:
     """The matches, and the venue of every match id that names a known one (even a match
     with problems of its own, so that its requests' zones are still checked)."""
@@ -161,7 +170,8 @@ def matches(
         match_id = reader.text(item, "id", path)
         unique(reader, seen, match_id, path, "match")
         venue = reader.text(item, "venue", path)
-        if reader.reference(venue, f"{path}.venue", venue_ids, "venue") and match_id and venue:
+        known_venue = reader.reference(venue, f"{path}.venue", venue_ids, "venue")
+        if known_venue and match_id and venue:
             venue_of.setdefault(match_id, venue)
         home = reader.text(item, "home", path)
         away = reader.text(item, "away", path)
@@ -170,11 +180,23 @@ def matches(
         if home is not None and home == away:
             reader.problem(f"{path}.away", f'home and away are the same club "{home}"')
         kickoff = reader.moment(item, "kickoff", path)
+        if kickoff is not None and not _has_deadline(kickoff, deadline):
+            reader.problem(f"{path}.kickoff", "is too early for the deadline before it")
+            kickoff = None
         host = reader.text(item, "host", path, required=False)
         reader.reference(host, f"{path}.host", org_ids, "organisation")
-        if match_id and venue and home and away and kickoff:
+        if match_id and known_venue and venue and home and away and kickoff:
             result.append(Match(match_id, venue, home, away, kickoff, host))
     return result, venue_of
+
+
+def _has_deadline(kickoff: datetime, deadline: timedelta) -> bool:
+    """Kick-off minus the deadline is a date and time the calendar has."""
+    try:
+        kickoff - deadline
+    except OverflowError:
+        return False
+    return True
 
 
 _REQUEST_FIELDS = (
@@ -189,9 +211,11 @@ def requests(
     zones: dict[str, list[str]],
     phase_ids: list[str],
     org_ids: list[str],
-) -> list[Request]:
+) -> tuple[list[Request], list[int]]:
+    """The requests that could be read, and the index in the document of each."""
     seen: dict[str, str] = {}
     result = []
+    positions = []
     by_id = {m.id: m for m in match_list}
     for i, raw in enumerate(reader.items(top, "requests", "", required=False)):
         path = f"requests[{i}]"
@@ -209,6 +233,8 @@ def requests(
             reader.problem(f"{path}.phases", "must name at least one phase")
         for k, phase in enumerate(phases):
             reader.reference(phase, f"{path}.phases[{k}]", phase_ids, "phase")
+        if len(set(phases)) != len(phases):
+            reader.problem(f"{path}.phases", "lists a phase more than once")
         crew = reader.integer(item, "crew", path, minimum=1)
         cameras = reader.integer(item, "cameras", path, minimum=0, default=1)
         submitted = reader.moment(item, "submitted", path)
@@ -231,7 +257,8 @@ def requests(
                     locked,
                 )
             )
-    return result
+            positions.append(i)
+    return result, positions
 
 
 def incidents(

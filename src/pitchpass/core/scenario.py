@@ -45,15 +45,17 @@ def check_document(
     plan = phases(reader, top)
     phase_ids = reader.known("phase") or [p.id for p in plan]
     the_venues, zones_of = venues(reader, top, phase_ids, org_ids)
-    the_matches, venue_of = matches(reader, top, reader.known("venue"), org_ids)
+    the_matches, venue_of = matches(
+        reader, top, reader.known("venue"), org_ids, the_policy.deadline
+    )
     zones = {match_id: zones_of.get(venue, []) for match_id, venue in venue_of.items()}
-    the_requests = requests(reader, top, the_matches, zones, phase_ids, org_ids)
+    the_requests, positions = requests(reader, top, the_matches, zones, phase_ids, org_ids)
     the_incidents = incidents(reader, top, the_matches, zones)
-    if reader.problems:
-        return None, reader.problems, reader.warnings
     scenario = Scenario(
         the_competition, the_policy, tuple(plan), tuple(the_venues), tuple(orgs),
         tuple(the_matches), tuple(the_requests), tuple(the_incidents),
     )  # fmt: skip
-    problems = check_locked_fit(scenario)
+    # Checked on what could be read even when other parts have problems: every problem
+    # is reported at once, this one included.
+    problems = [*reader.problems, *check_locked_fit(scenario, positions)]
     return (None if problems else scenario), problems, reader.warnings

@@ -10,6 +10,7 @@ from typing import Any
 
 from pitchpass.core.codes import Status
 from pitchpass.core.decide import MatchResult, decide
+from pitchpass.core.fields import MAX_COUNT
 from pitchpass.core.locked import check_locked_fit
 from pitchpass.core.model import Scenario, Venue
 from pitchpass.core.problems import Problem, ScenarioInvalid, did_you_mean
@@ -40,7 +41,8 @@ def parse_capacity(text: str, where: str = "--capacity") -> CapacityChange:
         raise ScenarioInvalid(
             [Problem(where, f'"{text}" is not ZONE=N or ZONE@PHASE=N (e.g. tunnel@post-match=48)')]
         )
-    return CapacityChange(match["zone"].strip(), match["phase"], int(match["n"]))
+    phase = match["phase"].strip() if match["phase"] else None
+    return CapacityChange(match["zone"].strip(), phase, int(match["n"]))
 
 
 def apply_changes(scenario: Scenario, changes: Changes) -> Scenario:
@@ -58,7 +60,11 @@ def apply_changes(scenario: Scenario, changes: Changes) -> Scenario:
     changed = dataclasses.replace(scenario, requests=requests, venues=venues)
     problems = check_locked_fit(changed)
     if problems:
-        flag = "--grant" if changes.grant else "--capacity"
+        flag = ", ".join(
+            f
+            for f, given in (("--grant", changes.grant), ("--capacity", changes.capacity))
+            if given
+        )
         raise ScenarioInvalid(Problem(flag, "with these changes, " + p.message) for p in problems)
     return changed
 
@@ -82,9 +88,9 @@ def _check(scenario: Scenario, changes: Changes) -> list[Problem]:
         if change.phase is not None and change.phase not in phases:
             hint = did_you_mean(change.phase, phases)
             problems.append(Problem("--capacity", f'unknown phase "{change.phase}"{hint}'))
-        if change.places < 0:
+        if not 0 <= change.places <= MAX_COUNT:
             problems.append(
-                Problem("--capacity", f"capacity must be at least 0, not {change.places}")
+                Problem("--capacity", f"capacity must be 0 to {MAX_COUNT:,}, not {change.places}")
             )
     return problems
 
