@@ -15,7 +15,7 @@ from rich.text import Text
 
 from pitchpass.core import Changes, MatchResult, Scenario, decide, what_if
 from pitchpass.core.codes import ReasonCode, Status
-from pitchpass.core.coverage import Coverage
+from pitchpass.core.coverage import Coverage, films
 from pitchpass.core.decide import Decision
 from pitchpass.core.whatif import CapacityChange
 from pitchpass.terminal import caught_by, match_heading, usage_grid
@@ -87,10 +87,7 @@ def _what_could_have_caught(
     witnesses = [
         d
         for d in result.decisions
-        if d.status is Status.REFUSED
-        and d.request.zone == incident.zone
-        and d.request.cameras >= 1
-        and coverage.phase in d.request.phases
+        if d.status is Status.REFUSED and films(d.request, incident.zone, coverage.phase)
     ]
     for decision in witnesses:
         request = decision.request

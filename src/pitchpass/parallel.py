@@ -18,6 +18,7 @@ from pitchpass.core import MatchResult, Scenario, decide, decide_json
 from pitchpass.core.codes import Mode, Status
 from pitchpass.core.coverage import Coverage, Source
 from pitchpass.core.decide import Decision, Usage
+from pitchpass.core.places import capacities
 from pitchpass.core.reasons import Reason
 from pitchpass.core.report import match_json
 
@@ -110,7 +111,7 @@ def _unpack(scenario: Scenario, packed: Packed) -> MatchResult:
     match_id, decisions, used, incidents = packed
     match = scenario.match(match_id)
     venue = scenario.venue(match.venue)
-    cells = [(zone.id, p.id, zone.capacity) for zone in venue.zones for p in scenario.phases]
+    cells = capacities(venue, scenario.phases)  # the order `usage` is listed in
     return MatchResult(
         match,
         tuple(
@@ -120,8 +121,8 @@ def _unpack(scenario: Scenario, packed: Packed) -> MatchResult:
             )
         ),
         tuple(
-            Usage(zone, phase, n, capacity[phase])
-            for (zone, phase, capacity), n in zip(cells, used, strict=True)
+            Usage(zone, phase, n, capacity)
+            for ((zone, phase), capacity), n in zip(cells.items(), used, strict=True)
         ),
         tuple(
             Coverage(incident, phase, sources)

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from pitchpass.core import MatchResult, Scenario
 from pitchpass.core.codes import Status
-from pitchpass.core.coverage import Coverage
+from pitchpass.core.coverage import Coverage, Source
 from pitchpass.core.whatif import WhatIf
 
 
@@ -169,5 +169,5 @@ def _status(value: str) -> Text:
     return Text(value, style=style)
 
 
-def _sources(covered_by: list[dict[str, object]]) -> str:
-    return ", ".join(str(s["id"]) for s in covered_by) or "nobody"
+def _sources(covered_by: Sequence[Source]) -> str:
+    return ", ".join(s.id for s in covered_by) or "nobody"

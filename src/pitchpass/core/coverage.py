@@ -32,17 +32,18 @@ def phase_at(minute: float, plan: Iterable[Phase]) -> str | None:
     return next((p.id for p in plan if p.holds(minute)), None)
 
 
+def films(request: Request, zone: str, phase: str | None) -> bool:
+    """Whether this crew, if granted, has a camera in `zone` during `phase`."""
+    return request.cameras >= 1 and request.zone == zone and phase in request.phases
+
+
 def cover(
     incident: Incident, venue: Venue, plan: Sequence[Phase], granted: Iterable[Request]
 ) -> Coverage:
     """Granted crews with cameras in the incident's own zone and phase, then fixed cameras
     there (a camera with no phases listed is always there, even outside every phase)."""
     phase = phase_at(incident.minute, plan)
-    crews = [
-        Source("request", r.id, r.by)
-        for r in granted
-        if r.cameras >= 1 and r.zone == incident.zone and phase in r.phases
-    ]
+    crews = [Source("request", r.id, r.by) for r in granted if films(r, incident.zone, phase)]
     fixed = [
         Source("camera", c.id, c.operator)
         for c in venue.cameras

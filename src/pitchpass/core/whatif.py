@@ -9,12 +9,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from pitchpass.core.codes import Status
+from pitchpass.core.coverage import Source
 from pitchpass.core.decide import MatchResult, decide
 from pitchpass.core.fields import MAX_COUNT
 from pitchpass.core.locked import check_locked_fit
 from pitchpass.core.model import Scenario, Venue
 from pitchpass.core.problems import Problem, ScenarioInvalid, did_you_mean
-from pitchpass.core.report import coverage_json, decide_json
+from pitchpass.core.report import decide_json
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,7 @@ class WhatIf:
     before: tuple[MatchResult, ...]
     after: tuple[MatchResult, ...]
     changes: tuple[tuple[str, str, str], ...]  # (request, before, after)
-    incidents: tuple[tuple[str, list[dict[str, Any]], list[dict[str, Any]]], ...]
+    incidents: tuple[tuple[str, tuple[Source, ...], tuple[Source, ...]], ...]
 
 
 def what_if(scenario: Scenario, changes: Changes, match_ids: Iterable[str] | None = None) -> WhatIf:
@@ -157,13 +158,20 @@ def _check_in_matches(scenario: Scenario, changes: Changes, match_ids: list[str]
         raise ScenarioInvalid(problems)
 
 
-def _covered_by(results: Iterable[MatchResult]) -> dict[str, list[dict[str, Any]]]:
-    return {c.incident.id: coverage_json(c)["covered_by"] for r in results for c in r.incidents}
+def _covered_by(results: Iterable[MatchResult]) -> dict[str, tuple[Source, ...]]:
+    return {c.incident.id: c.covered_by for r in results for c in r.incidents}
 
 
 def what_if_json(result: WhatIf) -> dict[str, Any]:
     return {
         "changes": [{"request": r, "before": b, "after": a} for r, b, a in result.changes],
-        "incidents": [{"incident": i, "before": b, "after": a} for i, b, a in result.incidents],
+        "incidents": [
+            {
+                "incident": i,
+                "before": [s.as_json() for s in before],
+                "after": [s.as_json() for s in after],
+            }
+            for i, before, after in result.incidents
+        ],
         "result": decide_json(result.after),
     }
