@@ -28,7 +28,8 @@ test: lint
 # The web tests again, on the local PostgreSQL (CI runs this after `make test`).
 PG_URL ?= postgres://postgres@127.0.0.1:5432/test
 test-postgres: install
-	DATABASE_URL=$(PG_URL) $(BIN)/pytest tests/web
+	# The CLI tests of tests/web start their own processes on SQLite: run once, not twice.
+	DATABASE_URL=$(PG_URL) $(BIN)/pytest tests/web -m "not slow"
 
 bench: install
 	$(BIN)/python benchmarks/decide_season.py

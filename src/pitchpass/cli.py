@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -55,6 +55,7 @@ MatchOpt = Annotated[
 ]
 
 EXIT_BAD_INPUT = 2
+_T = TypeVar("_T")
 EXIT_NOT_PROVEN = 1
 
 
@@ -199,6 +200,58 @@ def export(
     else:
         output.write_text(text)
         err.print(f"wrote {output}")
+
+
+user_app = typer.Typer(help="Users of the web application and the API.", no_args_is_help=True)
+token_app = typer.Typer(help="API tokens.", no_args_is_help=True)
+app.add_typer(user_app, name="user")
+app.add_typer(token_app, name="token")
+
+
+@user_app.command("add")
+def user_add(
+    username: Annotated[str, typer.Argument(help="The name to sign in with.", show_default=False)],
+    role: Annotated[str, typer.Option("--role", help="admin, officer, media or steward.")],
+    org: Annotated[
+        str | None,
+        typer.Option("--org", help="Officer: the club; media: the organisation it submits for."),
+    ] = None,
+    password: Annotated[
+        str | None, typer.Option("--password", help="Default: a new random one, printed.")
+    ] = None,
+) -> None:
+    """Add a user with a role (an officer's org is a club, a media user's its employer)."""
+    import secrets
+
+    _database()
+    from pitchpass.web.accounts import do_add_user
+
+    chosen = password or secrets.token_urlsafe(12)
+    _web_call(lambda: do_add_user(username, role, org, chosen))
+    out.print(f"added {username} ({role}{', ' + org if org else ''})")
+    if password is None:
+        out.print(f"password: {chosen}")
+
+
+@token_app.command("create")
+def token_create(
+    username: Annotated[str, typer.Argument(help="Whose token.", show_default=False)],
+) -> None:
+    """Print a new API token (send it as `Authorization: Bearer <token>`)."""
+    _database()
+    from pitchpass.web.accounts import do_create_token
+
+    sys.stdout.write(_web_call(lambda: do_create_token(username)) + "\n")
+
+
+def _web_call(work: Callable[[], _T]) -> _T:
+    """Run a service call; its ServiceError is bad input, exit code 2."""
+    from pitchpass.web.errors import ServiceError
+
+    try:
+        return work()
+    except ServiceError as error:
+        _fail([Problem(error.path, error.message)], as_json=False)
 
 
 def _database() -> ModuleType:

@@ -57,3 +57,17 @@ def test_an_unreachable_database_is_one_plain_line(tmp_path: Path) -> None:
     )
     assert out.returncode == 1
     assert "the database cannot be used" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_user_add_and_token_create(tmp_path: Path) -> None:
+    assert pitchpass(tmp_path, "load", str(SEED)).returncode == 0
+    added = pitchpass(tmp_path, "user", "add", "ed", "--role", "officer", "--org", "man-united")
+    assert added.returncode == 0 and "password: " in added.stdout
+    wrong = pitchpass(tmp_path, "user", "add", "x", "--role", "officer", "--org", "sky-sports")
+    assert wrong.returncode == 2 and "an officer acts for a club" in wrong.stderr
+    again = pitchpass(tmp_path, "user", "add", "ed", "--role", "admin")
+    assert again.returncode == 2 and "exists already" in again.stderr
+    token = pitchpass(tmp_path, "token", "create", "ed")
+    assert token.returncode == 0 and len(token.stdout.strip()) >= 40
+    nobody = pitchpass(tmp_path, "token", "create", "nobody")
+    assert nobody.returncode == 2 and 'unknown user "nobody"' in nobody.stderr

@@ -172,3 +172,53 @@ class Incident(models.Model):
     class Meta:
         ordering = ["match", "position"]
         constraints = [models.UniqueConstraint(fields=["match", "key"], name="unique_incident_key")]
+
+
+ROLES = [
+    ("admin", "league admin"),
+    ("officer", "club media officer"),
+    ("media", "broadcaster / producer"),
+    ("steward", "steward / match official"),
+]
+
+
+class Profile(models.Model):
+    """A user's role, and the organisation it acts for (an officer's club, a media user's
+    broadcaster or producer)."""
+
+    user = models.OneToOneField("auth.User", on_delete=models.CASCADE, related_name="profile")
+    role = models.CharField(max_length=10, choices=ROLES)
+    organisation = models.ForeignKey(
+        Organisation, on_delete=models.PROTECT, null=True, blank=True, related_name="members"
+    )
+
+    def __str__(self) -> str:
+        return f"{self.user.username} ({self.role})"
+
+
+class ApiToken(models.Model):
+    """A bearer token for the API; only its SHA-256 digest is kept."""
+
+    user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="api_tokens")
+    digest = models.CharField(max_length=64, unique=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+
+class AuditEntry(models.Model):
+    """Every change: who, when, what, and the state before and after."""
+
+    when = models.DateTimeField(auto_now_add=True)
+    user = models.ForeignKey(
+        "auth.User", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    action = models.CharField(max_length=40)
+    match = models.ForeignKey(
+        Match, on_delete=models.SET_NULL, null=True, blank=True, related_name="audit"
+    )
+    target = models.CharField(max_length=200, blank=True, default="")
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["when", "pk"]
+        verbose_name_plural = "audit entries"

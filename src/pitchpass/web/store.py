@@ -260,7 +260,7 @@ def export(match_key: str) -> dict[str, Any]:
                 **({"host": match.host.key} if match.host else {}),
             }
         ],
-        "requests": [_request(match.key, r) for r in requests],
+        "requests": [request_json(match.key, r) for r in requests],
         "incidents": [_incident(match.key, i) for i in incidents],
     }
 
@@ -299,7 +299,7 @@ def _camera(camera: m.Camera) -> dict[str, Any]:
     return out
 
 
-def _request(match_key: str, request: m.Request) -> dict[str, Any]:
+def request_json(match_key: str, request: m.Request) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": request.key,
         "match": match_key,

@@ -1,0 +1,53 @@
+"""Who may see what. Every read of the API goes through these, so that nothing shows
+another organisation's requests, or even that they exist.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from django.db.models import Q, QuerySet
+
+from pitchpass.web import models as m
+from pitchpass.web.errors import ErrorCode, ServiceError
+
+
+def profile(user: User) -> m.Profile:
+    found = m.Profile.objects.select_related("organisation").filter(user=user).first()
+    if found is None:
+        raise ServiceError(ErrorCode.FORBIDDEN, "this user has no role; ask a league admin")
+    return found
+
+
+def visible_matches(user: User) -> QuerySet[m.Match]:
+    """Admins, media and stewards see every match; a club's officer sees its club's."""
+    who = profile(user)
+    matches = m.Match.objects.select_related("venue", "home", "away", "host", "competition")
+    if who.role == "officer":
+        return matches.filter(Q(home=who.organisation) | Q(away=who.organisation))
+    return matches
+
+
+def check_match(user: User, match_key: str) -> m.Match:
+    """The match, if this user may see it; 404 alike whether absent or hidden."""
+    match = visible_matches(user).filter(key=match_key).first()
+    if match is None:
+        raise ServiceError(ErrorCode.NOT_FOUND, f'no match "{match_key}"', "match")
+    return match
+
+
+def manages(user: User, match: m.Match) -> bool:
+    """League admins, and the officer of the home club (the venue's club)."""
+    who = profile(user)
+    return who.role == "admin" or (who.role == "officer" and who.organisation_id == match.home_id)
+
+
+def visible_requests(user: User, match: m.Match) -> QuerySet[m.Request]:
+    """All of the match's requests for those who manage it; an organisation's own for its
+    members; nothing for stewards (they see coverage, not requests)."""
+    who = profile(user)
+    requests = match.requests.select_related("by", "zone").prefetch_related("consent")
+    if manages(user, match):
+        return requests
+    if who.role == "steward":
+        raise ServiceError(ErrorCode.FORBIDDEN, "stewards do not see requests")
+    return requests.filter(by=who.organisation)

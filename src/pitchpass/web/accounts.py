@@ -1,0 +1,66 @@
+"""Users, their roles and their API tokens (the CLI's `user add` and `token create`)."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from pitchpass.web import models as m
+from pitchpass.web.errors import ErrorCode, ServiceError
+
+ROLE_NAMES = [role for role, _ in m.ROLES]
+ORG_KIND = {"officer": ("club",), "media": ("broadcaster", "producer", "agency", "other")}
+
+
+def do_add_user(username: str, role: str, org_key: str | None, password: str) -> User:
+    """Create a user with a role; officers belong to a club, media users to the
+    organisation they submit for. Fails on a username already taken."""
+    if role not in ROLE_NAMES:
+        raise ServiceError(
+            ErrorCode.INVALID, f"role must be one of {', '.join(ROLE_NAMES)}", "role"
+        )
+    organisation = None
+    if role in ORG_KIND:
+        if not org_key:
+            raise ServiceError(ErrorCode.INVALID, f"a {role} user needs --org", "org")
+        organisation = m.Organisation.objects.filter(key=org_key).first()
+        if organisation is None:
+            raise ServiceError(ErrorCode.NOT_FOUND, f'unknown organisation "{org_key}"', "org")
+        if organisation.kind not in ORG_KIND[role]:
+            raise ServiceError(
+                ErrorCode.INVALID,
+                f"{'an' if role == 'officer' else 'a'} {role} acts for a "
+                f"{' or '.join(ORG_KIND[role])}, "
+                f'and "{org_key}" is a {organisation.kind}',
+                "org",
+            )
+    if User.objects.filter(username=username).exists():
+        raise ServiceError(ErrorCode.CONFLICT, f'user "{username}" exists already', "username")
+    with transaction.atomic():
+        user = User.objects.create_user(username=username, password=password)
+        user.is_staff = user.is_superuser = role == "admin"  # league admins use Django admin
+        user.save()
+        m.Profile.objects.create(user=user, role=role, organisation=organisation)
+    return user
+
+
+def do_create_token(username: str) -> str:
+    """A new bearer token for the user; shown once, kept only as a digest."""
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        raise ServiceError(ErrorCode.NOT_FOUND, f'unknown user "{username}"', "username")
+    token = secrets.token_urlsafe(32)
+    m.ApiToken.objects.create(user=user, digest=digest(token))
+    return token
+
+
+def user_for_token(token: str) -> User | None:
+    row = m.ApiToken.objects.select_related("user").filter(digest=digest(token)).first()
+    return row.user if row is not None and row.user.is_active else None
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()

@@ -1,0 +1,88 @@
+"""The REST API (django-ninja): each function parses, calls one service, responds.
+
+OpenAPI at /api/openapi.json, docs at /api/docs. Auth: `Authorization: Bearer <token>`
+(from `pitchpass token create`) or a signed-in session. Every error has one shape,
+`{"code", "message", "path"}`, with the status its code stands for (errors.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse
+from ninja import NinjaAPI
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.security import HttpBearer, django_auth
+
+from pitchpass.web import access, accounts, store
+from pitchpass.web.errors import ErrorCode, ServiceError
+
+
+class BearerToken(HttpBearer):
+    def authenticate(self, request: HttpRequest, token: str) -> Any:
+        return accounts.user_for_token(token)
+
+
+api = NinjaAPI(
+    title="pitchpass",
+    version="1",
+    description="Match-day media access: requests, decisions, coverage and what-if.",
+    auth=[BearerToken(), django_auth],
+    urls_namespace="api",
+)
+
+
+def _error(request: HttpRequest, error: ServiceError) -> HttpResponse:
+    return api.create_response(request, error.as_json(), status=error.status)
+
+
+@api.exception_handler(ServiceError)
+def service_error(request: HttpRequest, exc: ServiceError) -> HttpResponse:
+    return _error(request, exc)
+
+
+@api.exception_handler(AuthenticationError)
+def unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+    message = "sign in, or send Authorization: Bearer <token>"
+    return _error(request, ServiceError(ErrorCode.UNAUTHENTICATED, message))
+
+
+@api.exception_handler(ValidationError)
+def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    first = exc.errors[0] if exc.errors else {}
+    path = ".".join(str(p) for p in first.get("loc", ())[1:])
+    return _error(request, ServiceError(ErrorCode.INVALID, first.get("msg", "invalid"), path))
+
+
+@api.exception_handler(Http404)
+def not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
+    return _error(request, ServiceError(ErrorCode.NOT_FOUND, "not found"))
+
+
+@api.exception_handler(HttpError)
+def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    code = {401: ErrorCode.UNAUTHENTICATED, 403: ErrorCode.FORBIDDEN, 404: ErrorCode.NOT_FOUND}
+    return _error(request, ServiceError(code.get(exc.status_code, ErrorCode.INVALID), str(exc)))
+
+
+@api.get("/matches", summary="The matches this user may see")
+def list_matches(request: HttpRequest) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": match.key,
+            "competition": match.competition.key,
+            "venue": match.venue.key,
+            "home": match.home.key,
+            "away": match.away.key,
+            "kickoff": match.kickoff.isoformat(),
+            "host": match.host.key if match.host else None,
+        }
+        for match in access.visible_matches(request.auth)  # type: ignore[attr-defined]
+    ]
+
+
+@api.get("/matches/{match}/requests", summary="Requests of a match (media: their own only)")
+def list_requests(request: HttpRequest, match: str) -> list[dict[str, Any]]:
+    user = request.auth  # type: ignore[attr-defined]
+    row = access.check_match(user, match)
+    return [store.request_json(row.key, r) for r in access.visible_requests(user, row)]

@@ -1,0 +1,41 @@
+"""Errors of the web layer: one shape for every failure, with a stable code.
+
+The API turns a `ServiceError` into `{"code", "message", "path"}` with the HTTP status
+its code stands for; nothing else decides a status.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    INVALID = "invalid"  # 400: the body or a parameter is wrong
+    UNAUTHENTICATED = "unauthenticated"  # 401
+    FORBIDDEN = "forbidden"  # 403: signed in, but not allowed
+    NOT_FOUND = "not-found"  # 404: absent, or not visible to this user
+    CONFLICT = "conflict"  # 409: the state does not allow it (deadline passed, published)
+
+
+STATUS = {
+    ErrorCode.INVALID: 400,
+    ErrorCode.UNAUTHENTICATED: 401,
+    ErrorCode.FORBIDDEN: 403,
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.CONFLICT: 409,
+}
+
+
+class ServiceError(Exception):
+    def __init__(self, code: ErrorCode, message: str, path: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.path = path
+
+    @property
+    def status(self) -> int:
+        return STATUS[self.code]
+
+    def as_json(self) -> dict[str, str]:
+        return {"code": self.code.value, "message": self.message, "path": self.path}
