@@ -10,11 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
-from ninja import NinjaAPI
+from django.utils import timezone
+from ninja import Field, NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.responses import Status
 from ninja.security import HttpBearer, django_auth
 
-from pitchpass.web import access, accounts, store
+from pitchpass.web import access, accounts, services, store
 from pitchpass.web.errors import ErrorCode, ServiceError
 
 
@@ -50,7 +52,10 @@ def unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpRespo
 @api.exception_handler(ValidationError)
 def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     first = exc.errors[0] if exc.errors else {}
-    path = ".".join(str(p) for p in first.get("loc", ())[1:])
+    loc = list(first.get("loc", ()))
+    while loc and loc[0] in ("body", "query", "path"):  # where it came from, not its name
+        loc.pop(0)
+    path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
     return _error(request, ServiceError(ErrorCode.INVALID, first.get("msg", "invalid"), path))
 
 
@@ -86,3 +91,39 @@ def list_requests(request: HttpRequest, match: str) -> list[dict[str, Any]]:
     user = request.auth  # type: ignore[attr-defined]
     row = access.check_match(user, match)
     return [store.request_json(row.key, r) for r in access.visible_requests(user, row)]
+
+
+class RequestIn(Schema):
+    """A request as in SCENARIO.md, without `match` (the path says it) and `submitted` (the
+    server's clock says it); `by` only for admins (media submit for their own)."""
+
+    id: str | None = None
+    by: str | None = None
+    zone: str
+    phases: list[str]
+    crew: int
+    cameras: int = 1
+    consent: list[str] = Field(default_factory=list)
+
+
+@api.post("/matches/{match}/requests", response={201: dict[str, str]}, summary="Submit a request")
+def submit_request(request: HttpRequest, match: str, body: RequestIn) -> Status[dict[str, str]]:
+    user = request.auth  # type: ignore[attr-defined]
+    new_id = services.do_submit_request(user, match, body.dict(), timezone.now())
+    return Status(201, {"id": new_id})
+
+
+@api.delete("/matches/{match}/requests/{request_id}", response={204: None}, summary="Withdraw")
+def withdraw_request(request: HttpRequest, match: str, request_id: str) -> Status[None]:
+    services.do_withdraw_request(request.auth, match, request_id, timezone.now())  # type: ignore[attr-defined]
+    return Status(204, None)
+
+
+@api.post("/matches/{match}/decide", summary="Decide the match (a proposal)")
+def decide(request: HttpRequest, match: str) -> dict[str, Any]:
+    return services.do_decide(request.auth, match)  # type: ignore[attr-defined]
+
+
+@api.get("/matches/{match}/decisions", summary="The current decisions (media: their own)")
+def decisions(request: HttpRequest, match: str) -> dict[str, Any]:
+    return services.current_decisions(request.auth, match)  # type: ignore[attr-defined]

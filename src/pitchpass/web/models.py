@@ -222,3 +222,36 @@ class AuditEntry(models.Model):
     class Meta:
         ordering = ["when", "pk"]
         verbose_name_plural = "audit entries"
+
+
+class DecisionRun(models.Model):
+    """One run of `decide` for a match: its whole output, as `pitchpass decide --json` gives
+    it for the match. The newest run is the current proposal; older ones are history."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="runs")
+    number = models.PositiveIntegerField()  # 1, 2, ... per match
+    output = models.JSONField()
+    made = models.DateTimeField(auto_now_add=True)
+    made_by = models.ForeignKey(
+        "auth.User", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [models.UniqueConstraint(fields=["match", "number"], name="one_run_number")]
+
+
+class Decision(models.Model):
+    """One request's decision in one run, for querying and history."""
+
+    run = models.ForeignKey(DecisionRun, on_delete=models.CASCADE, related_name="decisions")
+    request = models.ForeignKey(Request, on_delete=models.CASCADE, related_name="decisions")
+    status = models.CharField(max_length=10)
+    tier = models.CharField(max_length=100)
+    reasons = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["run", "request__position"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "request"], name="one_decision_per_run")
+        ]

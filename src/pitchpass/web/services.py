@@ -1,0 +1,163 @@
+"""What users do to a match: submit and withdraw requests, decide. Each `do_*` runs in one
+transaction that first locks the match row (SELECT ... FOR UPDATE), so that two people
+acting on one match at once are serialised and no zone is ever over-booked.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Max
+
+from pitchpass.core import check_document, decide_match
+from pitchpass.core.report import match_json
+from pitchpass.web import access, store
+from pitchpass.web import models as m
+from pitchpass.web.errors import ErrorCode, ServiceError
+
+REQUEST_FIELDS = ("id", "zone", "phases", "crew", "cameras", "consent")
+
+
+def _locked(match: m.Match) -> m.Match:
+    return m.Match.objects.select_for_update().get(pk=match.pk)
+
+
+def _audit(user: User, action: str, match: m.Match, target: str, before: Any, after: Any) -> None:
+    m.AuditEntry.objects.create(
+        user=user, action=action, match=match, target=target, before=before, after=after
+    )
+
+
+def _check_deadline(match: m.Match, now: datetime) -> None:
+    deadline = store.scenario_of(match.key).policy.deadline
+    if now > match.kickoff - deadline:
+        cutoff = (match.kickoff - deadline).isoformat(timespec="minutes")
+        raise ServiceError(ErrorCode.CONFLICT, f"requests closed at {cutoff}, the deadline")
+
+
+def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: datetime) -> str:
+    """Add a request (media: for their own organisation; admin: for `by`); the core checks
+    it against the match as stored. Locks the match."""
+    with transaction.atomic():
+        match = _locked(access.check_match(user, match_key))
+        by = _requester(user, body)
+        _check_deadline(match, now)
+        request_id = str(body.get("id") or _next_id(match))
+        if match.requests.filter(key=request_id).exists():
+            raise ServiceError(ErrorCode.CONFLICT, f'request "{request_id}" exists already', "id")
+        entry = {k: body[k] for k in REQUEST_FIELDS if body.get(k) is not None}
+        entry |= {"id": request_id, "match": match.key, "by": by, "submitted": now.isoformat()}
+        _check_with_core(match, entry)
+        row = m.Request.objects.create(
+            match=match,
+            key=request_id,
+            by=m.Organisation.objects.get(key=by),
+            zone=match.venue.zones.get(key=entry["zone"]),
+            phases=list(entry["phases"]),
+            crew=entry["crew"],
+            cameras=entry.get("cameras", 1),
+            submitted=now,
+            submitted_offset=0,
+            position=(match.requests.aggregate(n=Max("position"))["n"] or 0) + 1,
+        )
+        row.consent.set(m.Organisation.objects.filter(key__in=entry.get("consent", [])))
+        _audit(user, "submit", match, request_id, None, store.request_json(match.key, row))
+        return request_id
+
+
+def _requester(user: User, body: dict[str, Any]) -> str:
+    who = access.profile(user)
+    if who.role == "media" and who.organisation is not None:
+        if body.get("by") not in (None, who.organisation.key):
+            raise ServiceError(ErrorCode.FORBIDDEN, "media users submit for their own organisation")
+        return who.organisation.key
+    if who.role == "admin":
+        if not body.get("by"):
+            raise ServiceError(ErrorCode.INVALID, "an admin names the requester in by", "by")
+        return str(body["by"])
+    raise ServiceError(ErrorCode.FORBIDDEN, f"a {who.role} does not submit requests")
+
+
+def _next_id(match: m.Match) -> str:
+    taken = set(match.requests.values_list("key", flat=True))
+    number = len(taken) + 1
+    while f"req-{number}" in taken:
+        number += 1
+    return f"req-{number}"
+
+
+def _check_with_core(match: m.Match, entry: dict[str, Any]) -> None:
+    """The stored match plus the new request must be a valid scenario; the first problem
+    of the new request is reported with its field as the path."""
+    document = store.export(match.key)
+    named = {entry["by"], *entry.get("consent", [])}
+    known = {o["id"] for o in document["organisations"]}
+    extra = m.Organisation.objects.filter(key__in=named - known)
+    document["organisations"] += [{"id": o.key, "name": o.name, "kind": o.kind} for o in extra]
+    document["requests"].append(entry)
+    _, problems, _ = check_document(document)
+    if problems:
+        prefix = f"requests[{len(document['requests']) - 1}]"
+        own = [p for p in problems if p.path.startswith(prefix)] or problems
+        path = own[0].path.removeprefix(prefix).lstrip(".")
+        raise ServiceError(ErrorCode.INVALID, own[0].message, path)
+
+
+def do_withdraw_request(user: User, match_key: str, request_id: str, now: datetime) -> None:
+    """Remove a request of the user's organisation (admin: any) before the deadline.
+    Locks the match. Another organisation's request is "not found", as if absent."""
+    with transaction.atomic():
+        match = _locked(access.check_match(user, match_key))
+        who = access.profile(user)
+        rows = match.requests.filter(key=request_id)
+        if who.role != "admin":
+            rows = rows.filter(by=who.organisation)
+        row = rows.first()
+        if row is None:
+            raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "id")
+        if row.locked:
+            raise ServiceError(ErrorCode.CONFLICT, "a published grant is revoked, not withdrawn")
+        if who.role != "admin":
+            _check_deadline(match, now)
+        before = store.request_json(match.key, row)
+        row.delete()
+        _audit(user, "withdraw", match, request_id, before, None)
+
+
+def do_decide(user: User, match_key: str) -> dict[str, Any]:
+    """Decide the match as stored (a proposal) and keep the run. Locks the match."""
+    with transaction.atomic():
+        match = _locked(access.check_match(user, match_key))
+        if not access.manages(user, match):
+            raise ServiceError(ErrorCode.FORBIDDEN, "only the home club's officer or an admin")
+        output = match_json(decide_match(store.scenario_of(match.key), match.key))
+        number = (match.runs.aggregate(n=Max("number"))["n"] or 0) + 1
+        run = m.DecisionRun.objects.create(match=match, number=number, output=output, made_by=user)
+        rows = {r.key: r for r in match.requests.all()}
+        m.Decision.objects.bulk_create(
+            m.Decision(
+                run=run,
+                request=rows[d["request"]],
+                status=d["status"],
+                tier=d["tier"],
+                reasons=d["reasons"],
+            )
+            for d in output["decisions"]
+        )
+        _audit(user, "decide", match, f"run {number}", None, output)
+        return output
+
+
+def current_decisions(user: User, match_key: str) -> dict[str, Any]:
+    """The newest run's output; media see their own organisation's decisions only."""
+    match = access.check_match(user, match_key)
+    run = match.runs.order_by("-number").first()
+    if run is None:
+        raise ServiceError(ErrorCode.NOT_FOUND, "this match has not been decided yet")
+    output = dict(run.output)
+    visible = {r.key for r in access.visible_requests(user, match)}
+    output["decisions"] = [d for d in output["decisions"] if d["request"] in visible]
+    return output

@@ -1,0 +1,112 @@
+"""Submitting, withdrawing and deciding through the API, with the audit trail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from pitchpass.core import decide_document
+from pitchpass.core.parse import parse_text
+from pitchpass.web import models as m
+from pitchpass.web import store
+from pitchpass.web.accounts import do_add_user, do_create_token
+
+ROOT = Path(__file__).resolve().parents[2]
+MATCH = "mun-mci-2099-12-10"
+pytestmark = pytest.mark.django_db
+
+
+def future_derby() -> dict[str, Any]:
+    """The seed story, moved to a kick-off still to come so that requests are open."""
+    path = ROOT / "scenarios" / "manchester-derby-2017.yaml"
+    text = path.read_text().replace("mun-mci-2017-12-10", MATCH)
+    text = text.replace("kickoff: 2017-12-10T16:30:00+00:00", "kickoff: 2099-12-10T16:30:00+00:00")
+    return parse_text(text, "future.yaml")
+
+
+@pytest.fixture
+def api() -> dict[str, Client]:
+    store.load(future_derby())
+    users = {
+        "admin": ("admin", None),
+        "officer": ("officer", "man-united"),
+        "away": ("officer", "man-city"),
+        "bt": ("media", "bt-sport"),
+        "docs": ("media", "man-city-documentary"),
+        "steward": ("steward", None),
+    }
+    clients = {}
+    for name, (role, org) in users.items():
+        do_add_user(name, role, org, "pw")
+        clients[name] = Client(HTTP_AUTHORIZATION=f"Bearer {do_create_token(name)}")
+    return clients
+
+
+def test_submit_then_see_it_and_withdraw_it(api) -> None:
+    body = {"zone": "mixed-zone", "phases": ["post-match"], "crew": 2}
+    created = api["bt"].post(
+        f"/api/matches/{MATCH}/requests", body, content_type="application/json"
+    )
+    assert created.status_code == 201
+    new_id = created.json()["id"]
+    mine = api["bt"].get(f"/api/matches/{MATCH}/requests").json()
+    assert new_id in [r["id"] for r in mine] and {r["by"] for r in mine} == {"bt-sport"}
+    assert m.AuditEntry.objects.filter(action="submit", target=new_id).count() == 1
+    # Another organisation cannot withdraw it, and cannot tell that it exists.
+    other = api["docs"].delete(f"/api/matches/{MATCH}/requests/{new_id}")
+    assert other.status_code == 404
+    gone = api["bt"].delete(f"/api/matches/{MATCH}/requests/{new_id}")
+    assert gone.status_code == 204
+    assert m.AuditEntry.objects.filter(action="withdraw", target=new_id).count() == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "path"),
+    [
+        ({"zone": "tunel", "phases": ["post-match"], "crew": 2}, 400, "zone"),
+        ({"zone": "tunnel", "phases": ["post-match"], "crew": 0}, 400, "crew"),
+        ({"zone": "tunnel", "phases": ["postmatch"], "crew": 1}, 400, "phases[0]"),
+        ({"zone": "tunnel", "phases": ["post-match"]}, 400, "crew"),
+        ({"zone": "tunnel", "phases": ["post-match"], "crew": 1, "by": "sky-sports"}, 403, ""),
+        ({"id": "r01", "zone": "tunnel", "phases": ["post-match"], "crew": 1}, 409, "id"),
+    ],
+)
+def test_bad_submissions(api, body, status, path) -> None:
+    response = api["bt"].post(
+        f"/api/matches/{MATCH}/requests", body, content_type="application/json"
+    )
+    assert response.status_code == status
+    assert response.json()["path"] == path
+
+
+def test_after_the_deadline_requests_are_closed(api) -> None:
+    store.load(parse_text((ROOT / "scenarios" / "manchester-derby-2017.yaml").read_text(), "x"))
+    response = api["bt"].post(
+        "/api/matches/mun-mci-2017-12-10/requests",
+        {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1},
+        content_type="application/json",
+    )
+    assert response.status_code == 409 and "deadline" in response.json()["message"]
+
+
+def test_decide_gives_the_cli_answer_and_media_see_their_own(api) -> None:
+    assert api["bt"].post(f"/api/matches/{MATCH}/decide").status_code == 403
+    assert api["away"].post(f"/api/matches/{MATCH}/decide").status_code == 403
+    decided = api["officer"].post(f"/api/matches/{MATCH}/decide")
+    assert decided.status_code == 200
+    expected = decide_document(store.export(MATCH))["matches"][0]
+    assert decided.json() == expected
+    docs = api["docs"].get(f"/api/matches/{MATCH}/decisions").json()
+    assert [d["request"] for d in docs["decisions"]] == ["r24", "r25"]
+    assert docs["decisions"][0]["reasons"][0]["code"] == "capacity"
+    assert api["steward"].get(f"/api/matches/{MATCH}/decisions").status_code == 403
+    assert m.DecisionRun.objects.filter(match__key=MATCH).count() == 1
+    assert m.Decision.objects.filter(run__match__key=MATCH, status="refused").count() == 1
+
+
+def test_decisions_before_any_decide_are_404(api) -> None:
+    response = api["admin"].get(f"/api/matches/{MATCH}/decisions")
+    assert response.status_code == 404 and response.json()["code"] == "not-found"
