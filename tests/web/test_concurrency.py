@@ -1,0 +1,82 @@
+"""Real threads against PostgreSQL: the match lock serialises what changes a match.
+
+Skipped on SQLite (one writer at a time by design; the in-memory test database is not
+shared between threads); `.ci/run` runs it on the local PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.db import connection
+
+from pitchpass.core.parse import parse_text
+from pitchpass.web import models as m
+from pitchpass.web import services, store
+from pitchpass.web.accounts import do_add_user
+
+ROOT = Path(__file__).resolve().parents[2]
+MATCH = "mun-mci-2099-12-10"
+NOW = datetime(2099, 11, 1, tzinfo=UTC)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL"),
+]
+
+
+def setup_match() -> None:
+    text = (ROOT / "scenarios" / "manchester-derby-2017.yaml").read_text()
+    text = text.replace("mun-mci-2017-12-10", MATCH).replace(
+        "kickoff: 2017-12-10T16:30:00+00:00", "kickoff: 2099-12-10T16:30:00+00:00"
+    )
+    store.load(parse_text(text, "future.yaml"))
+
+
+def run_together(work, count: int) -> list[BaseException]:
+    """Start `count` threads at once; the errors they raised."""
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(count)
+
+    def one(n: int) -> None:
+        try:
+            barrier.wait()
+            work(n)
+        except BaseException as error:
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=one, args=(n,)) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return errors
+
+
+def test_a_burst_of_submissions_gets_distinct_ids_and_loses_none() -> None:
+    setup_match()
+    do_add_user("bt", "media", "bt-sport", "pw")
+    user = User.objects.get(username="bt")
+    before = m.Request.objects.filter(match__key=MATCH).count()
+    body = {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1}
+    errors = run_together(lambda n: services.do_submit_request(user, MATCH, body, NOW), 8)
+    assert errors == []
+    keys = list(m.Request.objects.filter(match__key=MATCH).values_list("key", flat=True))
+    assert len(keys) == before + 8 == len(set(keys))
+
+
+def test_two_officers_deciding_at_once_make_two_runs_in_turn() -> None:
+    setup_match()
+    do_add_user("ed", "officer", "man-united", "pw")
+    do_add_user("admin", "admin", None, "pw")
+    users = [User.objects.get(username="ed"), User.objects.get(username="admin")]
+    errors = run_together(lambda n: services.do_decide(users[n], MATCH), 2)
+    assert errors == []
+    runs = m.DecisionRun.objects.filter(match__key=MATCH).order_by("number")
+    assert [r.number for r in runs] == [1, 2]
+    assert runs[0].output == runs[1].output
