@@ -110,3 +110,52 @@ def test_decide_gives_the_cli_answer_and_media_see_their_own(api) -> None:
 def test_decisions_before_any_decide_are_404(api) -> None:
     response = api["admin"].get(f"/api/matches/{MATCH}/decisions")
     assert response.status_code == 404 and response.json()["code"] == "not-found"
+
+
+def post(client: Client, path: str, body: dict[str, Any] | None = None) -> Any:
+    return client.post(f"/api/matches/{MATCH}{path}", body or {}, content_type="application/json")
+
+
+def test_published_grants_hold_and_a_later_request_gets_the_places_left(api) -> None:
+    assert post(api["officer"], "/publish").status_code == 409  # nothing decided yet
+    post(api["officer"], "/decide")
+    assert post(api["bt"], "/publish").status_code == 403
+    published = post(api["officer"], "/publish").json()["published"]
+    assert "r01" in published and "r24" not in published
+    assert m.Request.objects.get(match__key=MATCH, key="r01").locked
+    late = post(api["admin"], "/requests", {"by": "sky-sports", "zone": "tunnel",
+                                            "phases": ["post-match"], "crew": 2})  # fmt: skip
+    assert late.status_code == 201
+    decided = post(api["officer"], "/decide").json()
+    status = {d["request"]: d["status"] for d in decided["decisions"]}
+    assert status[late.json()["id"]] == "refused"
+    assert all(status[r] == "granted" for r in published)
+    tunnel = next(
+        u for u in decided["usage"] if (u["zone"], u["phase"]) == ("tunnel", "post-match")
+    )
+    assert tunnel["used"] <= tunnel["capacity"]
+
+
+def test_revoke_needs_a_reason_and_a_published_grant(api) -> None:
+    post(api["officer"], "/decide")
+    post(api["officer"], "/publish")
+    assert post(api["officer"], "/requests/r01/revoke", {"reason": " "}).status_code == 400
+    assert post(api["officer"], "/requests/r24/revoke", {"reason": "x"}).status_code == 409
+    assert post(api["away"], "/requests/r01/revoke", {"reason": "x"}).status_code == 403
+    done = post(api["officer"], "/requests/r01/revoke", {"reason": "crew replaced"})
+    assert done.status_code == 200
+    assert not m.Request.objects.get(match__key=MATCH, key="r01").locked
+    entry = m.AuditEntry.objects.get(action="revoke", target="r01")
+    assert entry.after == {"locked": False, "reason": "crew replaced"} and entry.user is not None
+
+
+def test_only_the_occupant_club_consents_to_its_dressing_room(api) -> None:
+    assert post(api["officer"], "/requests/r24/consent", {"given": False}).status_code == 403
+    assert post(api["away"], "/requests/r24/consent", {"given": False}).status_code == 200
+    assert not m.Request.objects.get(match__key=MATCH, key="r24").consent.exists()
+    decided = post(api["officer"], "/decide").json()
+    r24 = next(d for d in decided["decisions"] if d["request"] == "r24")
+    assert "no-consent" in {r["code"] for r in r24["reasons"]}
+    assert post(api["away"], "/requests/r24/consent", {"given": True}).status_code == 200
+    assert post(api["away"], "/requests/r01/consent", {"given": True}).status_code == 409
+    assert post(api["bt"], "/requests/r24/consent", {"given": True}).status_code == 404

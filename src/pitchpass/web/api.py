@@ -127,3 +127,28 @@ def decide(request: HttpRequest, match: str) -> dict[str, Any]:
 @api.get("/matches/{match}/decisions", summary="The current decisions (media: their own)")
 def decisions(request: HttpRequest, match: str) -> dict[str, Any]:
     return services.current_decisions(request.auth, match)  # type: ignore[attr-defined]
+
+
+@api.post("/matches/{match}/publish", summary="Publish: lock the current grants")
+def publish(request: HttpRequest, match: str) -> dict[str, list[str]]:
+    return {"published": services.do_publish(request.auth, match)}  # type: ignore[attr-defined]
+
+
+class RevokeIn(Schema):
+    reason: str
+
+
+@api.post("/matches/{match}/requests/{request_id}/revoke", summary="Take back a published grant")
+def revoke(request: HttpRequest, match: str, request_id: str, body: RevokeIn) -> dict[str, str]:
+    services.do_revoke(request.auth, match, request_id, body.reason)  # type: ignore[attr-defined]
+    return {"revoked": request_id}
+
+
+class ConsentIn(Schema):
+    given: bool
+
+
+@api.post("/matches/{match}/requests/{request_id}/consent", summary="Give or refuse consent")
+def consent(request: HttpRequest, match: str, request_id: str, body: ConsentIn) -> dict[str, Any]:
+    services.do_consent(request.auth, match, request_id, body.given)  # type: ignore[attr-defined]
+    return {"request": request_id, "consent": body.given}

@@ -161,3 +161,68 @@ def current_decisions(user: User, match_key: str) -> dict[str, Any]:
     visible = {r.key for r in access.visible_requests(user, match)}
     output["decisions"] = [d for d in output["decisions"] if d["request"] in visible]
     return output
+
+
+def _managed(user: User, match_key: str) -> m.Match:
+    """The match, locked, if the user manages it (home club's officer, admin)."""
+    match = _locked(access.check_match(user, match_key))
+    if not access.manages(user, match):
+        raise ServiceError(ErrorCode.FORBIDDEN, "only the home club's officer or an admin")
+    return match
+
+
+def do_publish(user: User, match_key: str) -> list[str]:
+    """Lock every grant of the current run: published grants stay granted whatever is
+    decided later, until revoked. Locks the match; the ids newly published."""
+    with transaction.atomic():
+        match = _managed(user, match_key)
+        run = match.runs.order_by("-number").first()
+        if run is None:
+            raise ServiceError(ErrorCode.CONFLICT, "decide the match before publishing")
+        granted = [d["request"] for d in run.output["decisions"] if d["status"] == "granted"]
+        rows = match.requests.filter(key__in=granted, locked=False)
+        newly = sorted(rows.values_list("key", flat=True))
+        rows.update(locked=True)
+        _audit(user, "publish", match, f"run {run.number}", None, {"published": newly})
+        return newly
+
+
+def do_revoke(user: User, match_key: str, request_id: str, reason: str) -> None:
+    """Take back a published grant, with a written reason. Locks the match."""
+    if not reason.strip():
+        raise ServiceError(ErrorCode.INVALID, "a revoke needs a written reason", "reason")
+    with transaction.atomic():
+        match = _managed(user, match_key)
+        row = match.requests.filter(key=request_id).first()
+        if row is None:
+            raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "id")
+        if not row.locked:
+            raise ServiceError(ErrorCode.CONFLICT, f'request "{request_id}" is not published')
+        row.locked = False
+        row.save(update_fields=["locked"])
+        _audit(
+            user, "revoke", match, request_id, {"locked": True}, {"locked": False, "reason": reason}
+        )
+
+
+def do_consent(user: User, match_key: str, request_id: str, given: bool) -> None:
+    """The occupant club's officer gives or takes back consent for a crew in its own
+    dressing room. Locks the match."""
+    with transaction.atomic():
+        match = _locked(access.check_match(user, match_key))
+        who = access.profile(user)
+        row = match.requests.select_related("zone").filter(key=request_id).first()
+        if row is None or who.role not in ("officer", "admin"):
+            raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "id")
+        occupant = {"home": match.home, "away": match.away}.get(row.zone.occupant)
+        if occupant is None:
+            raise ServiceError(ErrorCode.CONFLICT, f"{row.zone.key} belongs to no club")
+        if who.role == "officer" and who.organisation_id != occupant.pk:
+            raise ServiceError(ErrorCode.FORBIDDEN, f"only {occupant.key}'s officer consents here")
+        before = sorted(row.consent.values_list("key", flat=True))
+        if given:
+            row.consent.add(occupant)
+        else:
+            row.consent.remove(occupant)
+        after = sorted(row.consent.values_list("key", flat=True))
+        _audit(user, "consent", match, request_id, {"consent": before}, {"consent": after})
