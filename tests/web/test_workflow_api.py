@@ -159,3 +159,41 @@ def test_only_the_occupant_club_consents_to_its_dressing_room(api) -> None:
     assert post(api["away"], "/requests/r24/consent", {"given": True}).status_code == 200
     assert post(api["away"], "/requests/r01/consent", {"given": True}).status_code == 409
     assert post(api["bt"], "/requests/r24/consent", {"given": True}).status_code == 404
+
+
+def test_stewards_log_incidents_and_everyone_sees_who_caught_them(api) -> None:
+    body = {"zone": "tunnel", "minute": 130, "what": "a row in the tunnel"}
+    assert post(api["bt"], "/incidents", body).status_code == 403
+    assert post(api["steward"], "/incidents", {"zone": "tunel", "minute": 1}).status_code == 400
+    both = post(
+        api["steward"], "/incidents", {"zone": "tunnel", "minute": 1, "at": "2099-12-10T16:31:00Z"}
+    )
+    assert both.status_code == 400
+    created = post(api["steward"], "/incidents", body)
+    assert created.status_code == 201
+    seen = api["bt"].get(f"/api/matches/{MATCH}/coverage").json()
+    caught = {i["incident"]: i["covered_by"] for i in seen["incidents"]}
+    assert caught["dressing-room-altercation"] == []
+    assert {s["source"] for s in caught[created.json()["id"]]} >= {"request"}
+
+
+def test_what_if_over_the_api_equals_the_cli(api) -> None:
+    from pitchpass.core import what_if_document
+
+    body = {"grant": ["r24"], "capacity": {"tunnel@post-match": 48}}
+    assert post(api["bt"], "/what-if", body).status_code == 403
+    answer = post(api["officer"], "/what-if", body)
+    assert answer.status_code == 200
+    expected = what_if_document(
+        store.export(MATCH), grant=["r24"], capacity={"tunnel@post-match": 48}
+    )
+    assert answer.json() == expected
+    bad = post(api["officer"], "/what-if", {"grant": ["r99"]})
+    assert bad.status_code == 400 and bad.json()["path"] == "grant"
+
+
+def test_export_over_the_api_is_the_scenario(api) -> None:
+    assert api["bt"].get(f"/api/matches/{MATCH}/export").status_code == 403
+    response = api["officer"].get(f"/api/matches/{MATCH}/export")
+    assert response.status_code == 200 and response["Content-Type"].startswith("application/yaml")
+    assert parse_text(response.content.decode(), "x.yaml") == store.export(MATCH)

@@ -152,3 +152,44 @@ class ConsentIn(Schema):
 def consent(request: HttpRequest, match: str, request_id: str, body: ConsentIn) -> dict[str, Any]:
     services.do_consent(request.auth, match, request_id, body.given)  # type: ignore[attr-defined]
     return {"request": request_id, "consent": body.given}
+
+
+class IncidentIn(Schema):
+    """An incident as in SCENARIO.md, without `match`: exactly one of minute and at."""
+
+    id: str | None = None
+    zone: str
+    minute: float | None = None
+    at: str | None = None
+    what: str = ""
+
+
+@api.post("/matches/{match}/incidents", response={201: dict[str, str]}, summary="Log an incident")
+def log_incident(request: HttpRequest, match: str, body: IncidentIn) -> Status[dict[str, str]]:
+    new_id = services.do_log_incident(request.auth, match, body.dict())  # type: ignore[attr-defined]
+    return Status(201, {"id": new_id})
+
+
+@api.get("/matches/{match}/coverage", summary="Who caught each incident on camera")
+def coverage(request: HttpRequest, match: str) -> dict[str, Any]:
+    return services.coverage(request.auth, match)  # type: ignore[attr-defined]
+
+
+class WhatIfIn(Schema):
+    grant: list[str] = Field(default_factory=list)
+    refuse: list[str] = Field(default_factory=list)
+    capacity: dict[str, int] = Field(default_factory=dict)  # "zone" or "zone@phase" -> places
+
+
+@api.post("/matches/{match}/what-if", summary="What if: grant, refuse, change capacities")
+def what_if(request: HttpRequest, match: str, body: WhatIfIn) -> dict[str, Any]:
+    return services.what_if_for(request.auth, match, body.dict())  # type: ignore[attr-defined]
+
+
+@api.get("/matches/{match}/export", summary="The match as a scenario (YAML)")
+def export(request: HttpRequest, match: str) -> HttpResponse:
+    import yaml
+
+    document = services.export_for(request.auth, match)  # type: ignore[attr-defined]
+    text = yaml.safe_dump(document, sort_keys=False, allow_unicode=True)
+    return HttpResponse(text, content_type="application/yaml; charset=utf-8")

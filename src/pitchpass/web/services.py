@@ -226,3 +226,67 @@ def do_consent(user: User, match_key: str, request_id: str, given: bool) -> None
             row.consent.remove(occupant)
         after = sorted(row.consent.values_list("key", flat=True))
         _audit(user, "consent", match, request_id, {"consent": before}, {"consent": after})
+
+
+INCIDENT_FIELDS = ("id", "zone", "minute", "at", "what")
+
+
+def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
+    """Stewards, officers and admins log what happened; the core checks it. Locks the match."""
+    with transaction.atomic():
+        match = _locked(access.check_match(user, match_key))
+        if access.profile(user).role not in ("steward", "officer", "admin"):
+            raise ServiceError(ErrorCode.FORBIDDEN, "stewards, officers and admins log incidents")
+        taken = set(match.incidents.values_list("key", flat=True))
+        incident_id = str(body.get("id") or f"incident-{len(taken) + 1}")
+        if incident_id in taken:
+            raise ServiceError(ErrorCode.CONFLICT, f'incident "{incident_id}" exists already', "id")
+        entry = {k: body[k] for k in INCIDENT_FIELDS if body.get(k) is not None}
+        entry |= {"id": incident_id, "match": match.key}
+        document = store.export(match.key)
+        document["incidents"].append(entry)
+        _, problems, _ = check_document(document)
+        if problems:
+            prefix = f"incidents[{len(document['incidents']) - 1}]"
+            own = [p for p in problems if p.path.startswith(prefix)] or problems
+            path = own[0].path.removeprefix(prefix).lstrip(".")
+            raise ServiceError(ErrorCode.INVALID, own[0].message, path)
+        store.add_incident(match, entry)
+        _audit(user, "incident", match, incident_id, None, entry)
+        return incident_id
+
+
+def coverage(user: User, match_key: str) -> dict[str, Any]:
+    """Who caught each incident, as the match stands (published grants hold)."""
+    match = access.check_match(user, match_key)
+    output = match_json(decide_match(store.scenario_of(match.key), match.key))
+    return {"match": match.key, "incidents": output["incidents"]}
+
+
+def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, Any]:
+    """`pitchpass what-if --json` for one stored match; changes nothing."""
+    from pitchpass.core import Changes, ScenarioInvalid, parse_capacity, what_if, what_if_json
+
+    match = access.check_match(user, match_key)
+    if not access.manages(user, match):
+        raise ServiceError(ErrorCode.FORBIDDEN, "only the home club's officer or an admin")
+    try:
+        changes = Changes(
+            tuple(body.get("grant") or ()),
+            tuple(body.get("refuse") or ()),
+            tuple(
+                parse_capacity(f"{k}={n}", "capacity")
+                for k, n in (body.get("capacity") or {}).items()
+            ),
+        )
+        return what_if_json(what_if(store.scenario_of(match.key), changes, [match.key]))
+    except ScenarioInvalid as invalid:
+        problem = invalid.problems[0]
+        raise ServiceError(ErrorCode.INVALID, problem.message, problem.path.lstrip("-")) from None
+
+
+def export_for(user: User, match_key: str) -> dict[str, Any]:
+    match = access.check_match(user, match_key)
+    if not access.manages(user, match):
+        raise ServiceError(ErrorCode.FORBIDDEN, "only the home club's officer or an admin")
+    return store.export(match.key)

@@ -183,25 +183,31 @@ def _requests(match: m.Match, scenario: Scenario, orgs: dict[str, m.Organisation
 
 
 def _incidents(match: m.Match, document: dict[str, Any]) -> None:
-    zones = {z.key: z for z in match.venue.zones.all()}
-    kept = []
     raws = [i for i in document.get("incidents") or [] if str(i["match"]) == match.key]
-    for n, raw in enumerate(raws):
-        at = _moment(raw.get("at"))
-        row, _ = m.Incident.objects.update_or_create(
-            match=match,
-            key=str(raw["id"]),
-            defaults={
-                "zone": zones[str(raw["zone"])],
-                "minute": raw.get("minute"),
-                "at": at,
-                "at_offset": _offset(at) if at else 0,
-                "what": raw.get("what") or "",
-                "position": n,
-            },
-        )
-        kept.append(row.pk)
+    kept = [_incident_row(match, n, raw).pk for n, raw in enumerate(raws)]
     match.incidents.exclude(pk__in=kept).delete()
+
+
+def add_incident(match: m.Match, raw: dict[str, Any]) -> m.Incident:
+    """One more incident, after the others (the caller has validated it)."""
+    return _incident_row(match, match.incidents.count(), raw)
+
+
+def _incident_row(match: m.Match, position: int, raw: dict[str, Any]) -> m.Incident:
+    at = _moment(raw.get("at"))
+    row, _ = m.Incident.objects.update_or_create(
+        match=match,
+        key=str(raw["id"]),
+        defaults={
+            "zone": match.venue.zones.get(key=str(raw["zone"])),
+            "minute": raw.get("minute"),
+            "at": at,
+            "at_offset": _offset(at) if at else 0,
+            "what": raw.get("what") or "",
+            "position": position,
+        },
+    )
+    return row
 
 
 def export(match_key: str) -> dict[str, Any]:
