@@ -202,6 +202,18 @@ def export(
         err.print(f"wrote {output}")
 
 
+@app.command()
+def serve(
+    port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1.")] = 8000,
+) -> None:
+    """Serve the API (and, later, the pages) on 127.0.0.1; prepares the database first."""
+    _database()
+    from django.core.management import call_command
+
+    out.print(f"pitchpass at http://127.0.0.1:{port}/  (API docs: /api/docs; Ctrl+C stops)")
+    call_command("runserver", f"127.0.0.1:{port}", use_reloader=False, verbosity=0)
+
+
 user_app = typer.Typer(help="Users of the web application and the API.", no_args_is_help=True)
 token_app = typer.Typer(help="API tokens.", no_args_is_help=True)
 app.add_typer(user_app, name="user")

@@ -71,3 +71,33 @@ def test_user_add_and_token_create(tmp_path: Path) -> None:
     assert token.returncode == 0 and len(token.stdout.strip()) >= 40
     nobody = pitchpass(tmp_path, "token", "create", "nobody")
     assert nobody.returncode == 2 and 'unknown user "nobody"' in nobody.stderr
+
+
+def test_serve_answers_on_localhost(tmp_path: Path) -> None:
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = dict(os.environ, PITCHPASS_HOME=str(tmp_path))
+    env.pop("DATABASE_URL", None)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "pitchpass", "serve", "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/openapi.json") as r:
+                    assert json.loads(r.read())["info"]["title"] == "pitchpass"
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not answer in 30 s"
+                time.sleep(0.3)
+    finally:
+        server.terminate()
+        output = server.communicate(timeout=10)[0]
+    assert f"http://127.0.0.1:{port}/" in output

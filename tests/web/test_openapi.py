@@ -1,0 +1,42 @@
+"""The OpenAPI schema is snapshotted: a change to the API shows up as a diff to review.
+
+UPDATE_SNAPSHOTS=1 rewrites the snapshot after a deliberate change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from django.test import Client
+
+SNAPSHOT = Path(__file__).parent / "snapshots" / "openapi.json"
+
+PATHS = {
+    "/api/matches": {"get"},
+    "/api/matches/{match}/requests": {"get", "post"},
+    "/api/matches/{match}/requests/{request_id}": {"delete"},
+    "/api/matches/{match}/decide": {"post"},
+    "/api/matches/{match}/decisions": {"get"},
+    "/api/matches/{match}/publish": {"post"},
+    "/api/matches/{match}/incidents": {"post"},
+    "/api/matches/{match}/coverage": {"get"},
+    "/api/matches/{match}/what-if": {"post"},
+    "/api/matches/{match}/export": {"get"},
+}
+
+
+def test_the_paths_other_tools_call_exist() -> None:
+    schema = Client().get("/api/openapi.json").json()
+    for path, methods in PATHS.items():
+        assert methods <= set(schema["paths"][path]), path
+
+
+def test_openapi_matches_the_snapshot() -> None:
+    schema = Client().get("/api/openapi.json").json()
+    text = json.dumps(schema, indent=2, sort_keys=True) + "\n"
+    if os.environ.get("UPDATE_SNAPSHOTS") or not SNAPSHOT.exists():
+        SNAPSHOT.parent.mkdir(exist_ok=True)
+        SNAPSHOT.write_text(text)
+    assert json.loads(SNAPSHOT.read_text()) == schema
