@@ -197,3 +197,42 @@ def test_export_over_the_api_is_the_scenario(api) -> None:
     response = api["officer"].get(f"/api/matches/{MATCH}/export")
     assert response.status_code == 200 and response["Content-Type"].startswith("application/yaml")
     assert parse_text(response.content.decode(), "x.yaml") == store.export(MATCH)
+
+
+def statuses_of(output: dict[str, Any]) -> dict[str, str]:
+    return {d["request"]: d["status"] for d in output["decisions"]}
+
+
+def test_overrides_with_a_reason_change_the_proposal(api) -> None:
+    assert post(api["officer"], "/requests/r24/override",
+                {"status": "granted", "reason": "x"}).status_code == 409  # fmt: skip
+    post(api["officer"], "/decide")
+    no_reason = post(api["officer"], "/requests/r24/override", {"status": "granted", "reason": ""})
+    assert no_reason.status_code == 400 and no_reason.json()["path"] == "reason"
+    assert post(api["bt"], "/requests/r24/override",
+                {"status": "granted", "reason": "x"}).status_code == 403  # fmt: skip
+    assert post(api["officer"], "/requests/r99/override",
+                {"status": "granted", "reason": "x"}).status_code == 404  # fmt: skip
+    why = "the documentary is part of the story"
+    granted = post(api["officer"], "/requests/r24/override", {"status": "granted", "reason": why})
+    assert granted.status_code == 200
+    assert statuses_of(granted.json())["r24"] == "granted"
+    assert statuses_of(granted.json())["r23"] == "refused"  # bumped, as what-if --grant says
+    refused = post(api["officer"], "/requests/r01/override",
+                   {"status": "refused", "reason": "crew not accredited"}).json()  # fmt: skip
+    after = statuses_of(refused)
+    assert after["r01"] == "refused" and after["r24"] == "granted" and after["r23"] == "granted"
+    r01 = next(d for d in refused["decisions"] if d["request"] == "r01")
+    assert r01["reasons"] == [{"code": "override", "text": "crew not accredited"}]
+    assert [d["request"] for d in refused["decisions"]] == [
+        r["id"] for r in api["admin"].get(f"/api/matches/{MATCH}/requests").json()
+    ]
+    assert api["officer"].get(f"/api/matches/{MATCH}/decisions").json() == refused
+    assert m.AuditEntry.objects.filter(action="override").count() == 2
+
+
+def test_an_override_cannot_push_past_published_grants(api) -> None:
+    post(api["officer"], "/decide")
+    post(api["officer"], "/publish")
+    response = post(api["officer"], "/requests/r24/override", {"status": "granted", "reason": "x"})
+    assert response.status_code == 409 and "tunnel" in response.json()["message"]

@@ -193,3 +193,14 @@ def export(request: HttpRequest, match: str) -> HttpResponse:
     document = services.export_for(request.auth, match)  # type: ignore[attr-defined]
     text = yaml.safe_dump(document, sort_keys=False, allow_unicode=True)
     return HttpResponse(text, content_type="application/yaml; charset=utf-8")
+
+
+class OverrideIn(Schema):
+    status: str  # granted | refused
+    reason: str
+
+
+@api.post("/matches/{match}/requests/{request_id}/override", summary="Override one decision")
+def override(request: HttpRequest, match: str, request_id: str, body: OverrideIn) -> dict[str, Any]:
+    user = request.auth  # type: ignore[attr-defined]
+    return services.do_override(user, match, request_id, body.status, body.reason)

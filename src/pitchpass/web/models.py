@@ -231,6 +231,8 @@ class DecisionRun(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="runs")
     number = models.PositiveIntegerField()  # 1, 2, ... per match
     output = models.JSONField()
+    # Overrides in effect in this run: [{"request", "status", "reason"}], in the order made.
+    overrides = models.JSONField(default=list, blank=True)
     made = models.DateTimeField(auto_now_add=True)
     made_by = models.ForeignKey(
         "auth.User", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"

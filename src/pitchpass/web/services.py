@@ -134,21 +134,87 @@ def do_decide(user: User, match_key: str) -> dict[str, Any]:
         if not access.manages(user, match):
             raise ServiceError(ErrorCode.FORBIDDEN, "only the home club's officer or an admin")
         output = match_json(decide_match(store.scenario_of(match.key), match.key))
-        number = (match.runs.aggregate(n=Max("number"))["n"] or 0) + 1
-        run = m.DecisionRun.objects.create(match=match, number=number, output=output, made_by=user)
-        rows = {r.key: r for r in match.requests.all()}
-        m.Decision.objects.bulk_create(
-            m.Decision(
-                run=run,
-                request=rows[d["request"]],
-                status=d["status"],
-                tier=d["tier"],
-                reasons=d["reasons"],
-            )
-            for d in output["decisions"]
-        )
-        _audit(user, "decide", match, f"run {number}", None, output)
+        run = _save_run(match, user, output, [])
+        _audit(user, "decide", match, f"run {run.number}", None, output)
         return output
+
+
+def _save_run(
+    match: m.Match, user: User, output: dict[str, Any], overrides: list[dict[str, str]]
+) -> m.DecisionRun:
+    number = (match.runs.aggregate(n=Max("number"))["n"] or 0) + 1
+    run = m.DecisionRun.objects.create(
+        match=match, number=number, output=output, overrides=overrides, made_by=user
+    )
+    rows = {r.key: r for r in match.requests.all()}
+    m.Decision.objects.bulk_create(
+        m.Decision(
+            run=run,
+            request=rows[d["request"]],
+            status=d["status"],
+            tier=d["tier"],
+            reasons=d["reasons"],
+        )
+        for d in output["decisions"]
+    )
+    return run
+
+
+OVERRIDE = "override"  # the reason code of a refusal an officer made by hand
+
+
+def do_override(
+    user: User, match_key: str, request_id: str, status: str, reason: str
+) -> dict[str, Any]:
+    """Change one decision of the current proposal by hand, with a written reason. A grant
+    is made as `what-if --grant` makes it (others may be bumped; it must fit beside the
+    published grants); a refusal as `--refuse`, then listed refused with the reason.
+    Overrides made before stay in effect until the next `decide`. Locks the match."""
+    from pitchpass.core import Changes, ScenarioInvalid, what_if
+
+    if status not in ("granted", "refused"):
+        raise ServiceError(ErrorCode.INVALID, "status must be granted or refused", "status")
+    if not reason.strip():
+        raise ServiceError(ErrorCode.INVALID, "an override needs a written reason", "reason")
+    with transaction.atomic():
+        match = _managed(user, match_key)
+        run = match.runs.order_by("-number").first()
+        if run is None:
+            raise ServiceError(ErrorCode.CONFLICT, "decide the match before overriding")
+        if not match.requests.filter(key=request_id).exists():
+            raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "request")
+        overrides = [o for o in run.overrides if o["request"] != request_id]
+        overrides.append({"request": request_id, "status": status, "reason": reason})
+        grants = tuple(o["request"] for o in overrides if o["status"] == "granted")
+        refusals = tuple(o["request"] for o in overrides if o["status"] == "refused")
+        scenario = store.scenario_of(match.key)
+        try:
+            result = what_if(scenario, Changes(grant=grants, refuse=refusals), [match.key])
+        except ScenarioInvalid as invalid:
+            raise ServiceError(ErrorCode.CONFLICT, invalid.problems[0].message) from None
+        output = match_json(result.after[0])
+        output["decisions"] = _with_refusals(result.before[0], output["decisions"], overrides)
+        _save_run(match, user, output, overrides)
+        _audit(user, "override", match, request_id, None, {"status": status, "reason": reason})
+        return output
+
+
+def _with_refusals(
+    before: Any, decisions: list[dict[str, Any]], overrides: list[dict[str, str]]
+) -> list[dict[str, Any]]:
+    """The decisions in document order, the requests refused by hand put back as refused."""
+    by_hand = {o["request"]: o["reason"] for o in overrides if o["status"] == "refused"}
+    decided = {d["request"]: d for d in decisions}
+    out = []
+    for d in before.decisions:
+        request_id = d.request.id
+        if request_id in by_hand:
+            reason = {"code": OVERRIDE, "text": by_hand[request_id]}
+            out.append({"request": request_id, "status": "refused", "tier": d.tier,
+                        "reasons": [reason]})  # fmt: skip
+        else:
+            out.append(decided[request_id])
+    return out
 
 
 def current_decisions(user: User, match_key: str) -> dict[str, Any]:
