@@ -79,4 +79,7 @@ TEMPLATES = [
 USE_TZ = True
 TIME_ZONE = "UTC"
 STATIC_URL = "static/"
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "login"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

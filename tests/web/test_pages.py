@@ -1,0 +1,79 @@
+"""The pages, through Django's test client (a real browser comes with the next step)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.test import Client
+
+from pitchpass.core.parse import parse_text
+from pitchpass.web import services, store
+from pitchpass.web.accounts import do_add_user
+
+ROOT = Path(__file__).resolve().parents[2]
+MATCH = "mun-mci-2017-12-10"
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def clients() -> dict[str, Client]:
+    path = ROOT / "scenarios" / "manchester-derby-2017.yaml"
+    store.load(parse_text(path.read_text(), path.name))
+    made = {}
+    for name, role, org in [
+        ("officer", "officer", "man-united"),
+        ("docs", "media", "man-city-documentary"),
+        ("steward", "steward", None),
+        ("other", "officer", "man-city"),
+    ]:
+        do_add_user(name, role, org, "pw")
+        client = Client()
+        assert client.login(username=name, password="pw")
+        made[name] = client
+    return made
+
+
+def test_pages_need_a_sign_in() -> None:
+    response = Client().get("/")
+    assert response.status_code == 302 and response["Location"].startswith("/login/")
+    assert "Sign in" in Client().get("/login/").content.decode()
+
+
+def test_wrong_password_keeps_the_username(clients) -> None:
+    page = Client().post("/login/", {"username": "docs", "password": "nope"}).content.decode()
+    assert "Wrong username or password" in page and 'value="docs"' in page
+
+
+def test_match_list_shows_fullness_and_waiting(clients) -> None:
+    before = clients["officer"].get("/").content.decode()
+    assert "Manchester United v Manchester City" in before and "not decided yet" in before
+    services.do_decide(_user("officer"), MATCH)
+    after = clients["officer"].get("/").content.decode()
+    assert "tunnel, post-match: 46 of 46" in after
+
+
+def test_board_shows_grid_refusal_and_the_uncaught_incident(clients) -> None:
+    services.do_decide(_user("officer"), MATCH)
+    page = clients["officer"].get(f"/matches/{MATCH}/").content.decode()
+    assert "46/46" in page and 'class="bar full"' in page
+    assert "tunnel, post-match: 46 of 46 places taken by 1 host crew and 22 partner crews" in page
+    assert "not caught on camera" in page and "caught by r27" in page
+
+
+def test_media_see_their_own_requests_only(clients) -> None:
+    services.do_decide(_user("officer"), MATCH)
+    page = clients["docs"].get(f"/matches/{MATCH}/").content.decode()
+    assert "r24" in page and "r25" in page and "Play Sports" not in page
+    steward = clients["steward"].get(f"/matches/{MATCH}/").content.decode()
+    assert "No requests you may see" in steward and "not caught on camera" in steward
+
+
+def test_an_unknown_match_is_404(clients) -> None:
+    assert clients["docs"].get("/matches/no-such-match/").status_code == 404
+
+
+def _user(name: str):
+    from django.contrib.auth.models import User
+
+    return User.objects.get(username=name)
