@@ -71,7 +71,16 @@ def test_submit_then_see_it_and_withdraw_it(api) -> None:
         ({"zone": "tunnel", "phases": ["postmatch"], "crew": 1}, 400, "phases[0]"),
         ({"zone": "tunnel", "phases": ["post-match"]}, 400, "crew"),
         ({"zone": "tunnel", "phases": ["post-match"], "crew": 1, "by": "sky-sports"}, 403, ""),
-        ({"id": "r01", "zone": "tunnel", "phases": ["post-match"], "crew": 1}, 409, "id"),
+        (
+            {
+                "zone": "away-dressing-room",
+                "phases": ["post-match"],
+                "crew": 1,
+                "consent": ["man-city"],
+            },
+            403,
+            "consent",
+        ),
     ],
 )
 def test_bad_submissions(api, body, status, path) -> None:
@@ -236,3 +245,64 @@ def test_an_override_cannot_push_past_published_grants(api) -> None:
     post(api["officer"], "/publish")
     response = post(api["officer"], "/requests/r24/override", {"status": "granted", "reason": "x"})
     assert response.status_code == 409 and "tunnel" in response.json()["message"]
+
+
+def test_ids_of_media_are_their_own_so_a_clash_tells_of_nobody_else(api) -> None:
+    body = {"id": "r01", "zone": "mixed-zone", "phases": ["post-match"], "crew": 1}
+    first = post(api["bt"], "/requests", body)
+    assert first.status_code == 201 and first.json()["id"] == "bt-sport.r01"  # r01 is Sky's
+    again = post(api["bt"], "/requests", body)
+    assert again.status_code == 409 and again.json()["path"] == "id"
+    generated = post(api["bt"], "/requests", {**body, "id": None}).json()["id"]
+    assert generated.startswith("bt-sport.")
+
+
+def test_a_run_made_before_a_change_cannot_be_published(api) -> None:
+    post(api["officer"], "/decide")
+    api["docs"].delete(f"/api/matches/{MATCH}/requests/r25")
+    again = post(api["docs"], "/requests",
+                 {"id": "r25", "zone": "tunnel", "phases": ["post-match"], "crew": 2})  # fmt: skip
+    assert again.status_code == 201
+    stale = post(api["officer"], "/publish")
+    assert stale.status_code == 409 and stale.json()["code"] == "conflict"
+    assert not m.Request.objects.filter(match__key=MATCH, locked=True).exists()
+    post(api["officer"], "/decide")
+    assert post(api["officer"], "/publish").status_code == 200
+    tunnel = next(
+        u for u in post(api["officer"], "/decide").json()["usage"]
+        if (u["zone"], u["phase"]) == ("tunnel", "post-match")
+    )  # fmt: skip
+    assert tunnel["used"] <= tunnel["capacity"]
+
+
+def test_revoke_then_publish_again_needs_a_new_decide(api) -> None:
+    post(api["officer"], "/decide")
+    post(api["officer"], "/publish")
+    post(api["officer"], "/requests/r02/revoke", {"reason": "crew swapped"})
+    assert post(api["officer"], "/publish").status_code == 409
+    assert not m.Request.objects.get(match__key=MATCH, key="r02").locked
+
+
+def test_a_published_grant_is_revoked_not_overridden(api) -> None:
+    post(api["officer"], "/decide")
+    post(api["officer"], "/publish")
+    response = post(api["officer"], "/requests/r01/override", {"status": "refused", "reason": "x"})
+    assert response.status_code == 409
+    assert m.Request.objects.get(match__key=MATCH, key="r01").locked
+
+
+def test_an_incident_needs_no_description(api) -> None:
+    assert (
+        post(api["steward"], "/incidents", {"zone": "pitch-side", "minute": 3}).status_code == 201
+    )
+
+
+def test_loading_a_file_that_drops_a_zone_and_its_requests() -> None:
+    document = future_derby()
+    store.load(document)
+    document["venues"][0]["zones"] = [
+        z for z in document["venues"][0]["zones"] if z["id"] != "flash-interview"
+    ]
+    document["requests"] = [r for r in document["requests"] if r["zone"] != "flash-interview"]
+    store.load(document)
+    assert not m.Zone.objects.filter(key="flash-interview").exists()

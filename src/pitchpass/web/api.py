@@ -161,7 +161,7 @@ class IncidentIn(Schema):
     zone: str
     minute: float | None = None
     at: str | None = None
-    what: str = ""
+    what: str | None = None
 
 
 @api.post("/matches/{match}/incidents", response={201: dict[str, str]}, summary="Log an incident")

@@ -124,6 +124,9 @@ class Match(models.Model):
     away = models.ForeignKey(Organisation, on_delete=models.PROTECT, related_name="away_matches")
     kickoff = models.DateTimeField()
     kickoff_offset = models.IntegerField(default=0)
+    # Bumped by every change that can alter a decision (requests, consent, published
+    # grants); a decision run remembers it, and publishing a run made before is refused.
+    version = models.PositiveIntegerField(default=0)
     host = models.ForeignKey(
         Organisation, on_delete=models.PROTECT, null=True, blank=True, related_name="hosted"
     )
@@ -230,6 +233,7 @@ class DecisionRun(models.Model):
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="runs")
     number = models.PositiveIntegerField()  # 1, 2, ... per match
+    version = models.PositiveIntegerField(default=0)  # the match's version it was made from
     output = models.JSONField()
     # Overrides in effect in this run: [{"request", "status", "reason"}], in the order made.
     overrides = models.JSONField(default=list, blank=True)

@@ -25,6 +25,12 @@ def _locked(match: m.Match) -> m.Match:
     return m.Match.objects.select_for_update().get(pk=match.pk)
 
 
+def _changed(match: m.Match) -> None:
+    """Record that the match's decisions may now differ (the caller holds the lock)."""
+    m.Match.objects.filter(pk=match.pk).update(version=match.version + 1)
+    match.version += 1
+
+
 def _audit(user: User, action: str, match: m.Match, target: str, before: Any, after: Any) -> None:
     m.AuditEntry.objects.create(
         user=user, action=action, match=match, target=target, before=before, after=after
@@ -45,7 +51,12 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
         match = _locked(access.check_match(user, match_key))
         by = _requester(user, body)
         _check_deadline(match, now)
-        request_id = str(body.get("id") or _next_id(match))
+        admin = access.profile(user).role == "admin"
+        if body.get("consent") and not admin:
+            raise ServiceError(
+                ErrorCode.FORBIDDEN, "consent is given by the occupant club's officer", "consent"
+            )
+        request_id = _request_id(match, by, body.get("id"), admin)
         if match.requests.filter(key=request_id).exists():
             raise ServiceError(ErrorCode.CONFLICT, f'request "{request_id}" exists already', "id")
         entry = {k: body[k] for k in REQUEST_FIELDS if body.get(k) is not None}
@@ -64,6 +75,7 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
             position=(match.requests.aggregate(n=Max("position"))["n"] or 0) + 1,
         )
         row.consent.set(m.Organisation.objects.filter(key__in=entry.get("consent", [])))
+        _changed(match)
         _audit(user, "submit", match, request_id, None, store.request_json(match.key, row))
         return request_id
 
@@ -81,12 +93,19 @@ def _requester(user: User, body: dict[str, Any]) -> str:
     raise ServiceError(ErrorCode.FORBIDDEN, f"a {who.role} does not submit requests")
 
 
-def _next_id(match: m.Match) -> str:
-    taken = set(match.requests.values_list("key", flat=True))
+def _request_id(match: m.Match, by: str, wanted: Any, admin: bool) -> str:
+    """Admins choose ids freely; others' ids start with their organisation's, so that a
+    clash (409) can only ever be with their own requests, never tell of another's."""
+    if admin and wanted:
+        return str(wanted)
+    prefix = f"{by}."
+    if wanted:
+        return prefix + str(wanted)
+    taken = set(match.requests.filter(key__startswith=prefix).values_list("key", flat=True))
     number = len(taken) + 1
-    while f"req-{number}" in taken:
+    while f"{prefix}{number}" in taken:
         number += 1
-    return f"req-{number}"
+    return f"{prefix}{number}"
 
 
 def _check_with_core(match: m.Match, entry: dict[str, Any]) -> None:
@@ -124,6 +143,7 @@ def do_withdraw_request(user: User, match_key: str, request_id: str, now: dateti
             _check_deadline(match, now)
         before = store.request_json(match.key, row)
         row.delete()
+        _changed(match)
         _audit(user, "withdraw", match, request_id, before, None)
 
 
@@ -144,7 +164,12 @@ def _save_run(
 ) -> m.DecisionRun:
     number = (match.runs.aggregate(n=Max("number"))["n"] or 0) + 1
     run = m.DecisionRun.objects.create(
-        match=match, number=number, output=output, overrides=overrides, made_by=user
+        match=match,
+        number=number,
+        version=match.version,
+        output=output,
+        overrides=overrides,
+        made_by=user,
     )
     rows = {r.key: r for r in match.requests.all()}
     m.Decision.objects.bulk_create(
@@ -181,8 +206,11 @@ def do_override(
         run = match.runs.order_by("-number").first()
         if run is None:
             raise ServiceError(ErrorCode.CONFLICT, "decide the match before overriding")
-        if not match.requests.filter(key=request_id).exists():
+        row = match.requests.filter(key=request_id).first()
+        if row is None:
             raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "request")
+        if row.locked and status == "refused":
+            raise ServiceError(ErrorCode.CONFLICT, "a published grant is revoked, not overridden")
         overrides = [o for o in run.overrides if o["request"] != request_id]
         overrides.append({"request": request_id, "status": status, "reason": reason})
         grants = tuple(o["request"] for o in overrides if o["status"] == "granted")
@@ -245,10 +273,14 @@ def do_publish(user: User, match_key: str) -> list[str]:
         run = match.runs.order_by("-number").first()
         if run is None:
             raise ServiceError(ErrorCode.CONFLICT, "decide the match before publishing")
-        granted = [d["request"] for d in run.output["decisions"] if d["status"] == "granted"]
-        rows = match.requests.filter(key__in=granted, locked=False)
+        if run.version != match.version:
+            raise ServiceError(
+                ErrorCode.CONFLICT, "requests changed since the last decide: decide again"
+            )
+        rows = match.requests.filter(decisions__run=run, decisions__status="granted", locked=False)
         newly = sorted(rows.values_list("key", flat=True))
-        rows.update(locked=True)
+        m.Request.objects.filter(pk__in=[r.pk for r in rows]).update(locked=True)
+        _changed(match)
         _audit(user, "publish", match, f"run {run.number}", None, {"published": newly})
         return newly
 
@@ -266,6 +298,7 @@ def do_revoke(user: User, match_key: str, request_id: str, reason: str) -> None:
             raise ServiceError(ErrorCode.CONFLICT, f'request "{request_id}" is not published')
         row.locked = False
         row.save(update_fields=["locked"])
+        _changed(match)
         _audit(
             user, "revoke", match, request_id, {"locked": True}, {"locked": False, "reason": reason}
         )
@@ -291,6 +324,8 @@ def do_consent(user: User, match_key: str, request_id: str, given: bool) -> None
         else:
             row.consent.remove(occupant)
         after = sorted(row.consent.values_list("key", flat=True))
+        if after != before:
+            _changed(match)
         _audit(user, "consent", match, request_id, {"consent": before}, {"consent": after})
 
 

@@ -14,7 +14,14 @@ def database(url: str | None, home: Path) -> dict[str, object]:
     """Django's DATABASES["default"] for a `postgres://user:password@host:port/name` URL,
     or the embedded SQLite file in `home` when there is none."""
     if not url:
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(home / "pitchpass.sqlite3")}
+        home.mkdir(parents=True, exist_ok=True)
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": str(home / "pitchpass.sqlite3"),
+            # One writer at a time, taken when a transaction starts: SQLite ignores
+            # SELECT ... FOR UPDATE, so this is what serialises changes to a match there.
+            "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
+        }
     parts = urlparse(url)
     if parts.scheme not in ("postgres", "postgresql"):
         raise ValueError(f"DATABASE_URL must start with postgres://, not {parts.scheme}://")

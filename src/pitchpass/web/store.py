@@ -54,7 +54,8 @@ def _write(document: dict[str, Any], scenario: Scenario) -> None:
         for n, o in enumerate(scenario.organisations)
     }
     competition = _competition(document, scenario, orgs)
-    venues = {v.id: _venue(document, n, v.id, orgs) for n, v in enumerate(scenario.venues)}
+    kept: dict[str, tuple[list[str], list[int]]] = {}  # venue -> zone keys, camera pks
+    venues = {v.id: _venue(document, n, v.id, orgs, kept) for n, v in enumerate(scenario.venues)}
     for n, match in enumerate(scenario.matches):
         row, _ = m.Match.objects.update_or_create(
             key=match.id,
@@ -71,6 +72,13 @@ def _write(document: dict[str, Any], scenario: Scenario) -> None:
         )
         _requests(row, scenario, orgs)
         _incidents(row, document)
+        m.Match.objects.filter(pk=row.pk).update(version=row.version + 1)
+    # Zones and cameras the file no longer has go last, after the requests and incidents
+    # that used them (and that the file also dropped).
+    for venue_id, (zone_keys, camera_pks) in kept.items():
+        venue = venues[venue_id]
+        venue.cameras.exclude(pk__in=camera_pks).delete()
+        venue.zones.exclude(key__in=zone_keys).delete()
 
 
 def _competition(
@@ -115,7 +123,11 @@ def _replace(existing: Any, rows: list[Any]) -> None:
 
 
 def _venue(
-    document: dict[str, Any], position: int, venue_id: str, orgs: dict[str, m.Organisation]
+    document: dict[str, Any],
+    position: int,
+    venue_id: str,
+    orgs: dict[str, m.Organisation],
+    kept: dict[str, tuple[list[str], list[int]]],
 ) -> m.Venue:
     raw = next(v for v in document["venues"] if str(v["id"]) == venue_id)
     venue, _ = m.Venue.objects.update_or_create(
@@ -153,8 +165,7 @@ def _venue(
             },
         )
         cameras.append(camera.pk)
-    venue.cameras.exclude(pk__in=cameras).delete()
-    venue.zones.exclude(key__in=list(zones)).delete()
+    kept[venue_id] = (list(zones), cameras)
     return venue
 
 
