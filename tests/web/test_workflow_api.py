@@ -306,3 +306,21 @@ def test_loading_a_file_that_drops_a_zone_and_its_requests() -> None:
     document["requests"] = [r for r in document["requests"] if r["zone"] != "flash-interview"]
     store.load(document)
     assert not m.Zone.objects.filter(key="flash-interview").exists()
+
+
+def test_coverage_agrees_with_overrides_and_hides_others_request_ids(api) -> None:
+    post(api["officer"], "/decide")
+    post(api["officer"], "/requests/r24/override", {"status": "granted", "reason": "film it"})
+    seen = {
+        i["incident"]: i["covered_by"]
+        for i in api["officer"].get(f"/api/matches/{MATCH}/coverage").json()["incidents"]
+    }
+    assert [s["id"] for s in seen["dressing-room-altercation"]] == ["r24"]
+    as_bt = api["bt"].get(f"/api/matches/{MATCH}/coverage").json()["incidents"]
+    altercation = next(i for i in as_bt if i["incident"] == "dressing-room-altercation")
+    assert altercation["covered_by"] == [
+        {"source": "request", "id": None, "org": "man-city-documentary"}
+    ]
+    as_docs = api["docs"].get(f"/api/matches/{MATCH}/decisions").json()["incidents"]
+    mine = next(i for i in as_docs if i["incident"] == "dressing-room-altercation")
+    assert mine["covered_by"][0]["id"] == "r24"

@@ -254,6 +254,7 @@ def current_decisions(user: User, match_key: str) -> dict[str, Any]:
     output = dict(run.output)
     visible = {r.key for r in access.visible_requests(user, match)}
     output["decisions"] = [d for d in output["decisions"] if d["request"] in visible]
+    output["incidents"] = _hide_others(user, match, output["incidents"])
     return output
 
 
@@ -358,10 +359,44 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
 
 
 def coverage(user: User, match_key: str) -> dict[str, Any]:
-    """Who caught each incident, as the match stands (published grants hold)."""
+    """Who caught each incident: the match as it stands, with the current run's overrides
+    (so it agrees with /decisions), incidents logged since included."""
+    from pitchpass.core import Changes, what_if
+
     match = access.check_match(user, match_key)
-    output = match_json(decide_match(store.scenario_of(match.key), match.key))
-    return {"match": match.key, "incidents": output["incidents"]}
+    run = match.runs.order_by("-number").first()
+    overrides = run.overrides if run else []
+    scenario = store.scenario_of(match.key)
+    if overrides:
+        changes = Changes(
+            grant=tuple(o["request"] for o in overrides if o["status"] == "granted"),
+            refuse=tuple(o["request"] for o in overrides if o["status"] == "refused"),
+        )
+        result = what_if(scenario, changes, [match.key]).after[0]
+    else:
+        result = decide_match(scenario, match.key)
+    incidents = match_json(result)["incidents"]
+    return {"match": match.key, "incidents": _hide_others(user, match, incidents)}
+
+
+def _hide_others(user: User, match: m.Match, incidents: list[dict[str, Any]]) -> list[Any]:
+    """Whose camera caught an incident is for all to see; which request of another
+    organisation it was is not (its id is left out for those who do not manage the match)."""
+    if access.manages(user, match):
+        return incidents
+    own = set(
+        match.requests.filter(by=access.profile(user).organisation).values_list("key", flat=True)
+    )
+    return [
+        {
+            **incident,
+            "covered_by": [
+                s if s["source"] != "request" or s["id"] in own else {**s, "id": None}
+                for s in incident["covered_by"]
+            ],
+        }
+        for incident in incidents
+    ]
 
 
 def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, Any]:
