@@ -116,10 +116,16 @@ def _check_with_core(match: m.Match, entry: dict[str, Any]) -> None:
     known = {o["id"] for o in document["organisations"]}
     extra = m.Organisation.objects.filter(key__in=named - known)
     document["organisations"] += [{"id": o.key, "name": o.name, "kind": o.kind} for o in extra]
-    document["requests"].append(entry)
+    _check_entry(document, "requests", entry)
+
+
+def _check_entry(document: dict[str, Any], section: str, entry: dict[str, Any]) -> None:
+    """Append `entry` to `section` and let the core validate the whole; a problem of the
+    new entry comes back with its own field as the path."""
+    document[section].append(entry)
     _, problems, _ = check_document(document)
     if problems:
-        prefix = f"requests[{len(document['requests']) - 1}]"
+        prefix = f"{section}[{len(document[section]) - 1}]"
         own = [p for p in problems if p.path.startswith(prefix)] or problems
         path = own[0].path.removeprefix(prefix).lstrip(".")
         raise ServiceError(ErrorCode.INVALID, own[0].message, path)
@@ -150,9 +156,7 @@ def do_withdraw_request(user: User, match_key: str, request_id: str, now: dateti
 def do_decide(user: User, match_key: str) -> dict[str, Any]:
     """Decide the match as stored (a proposal) and keep the run. Locks the match."""
     with transaction.atomic():
-        match = _locked(access.check_match(user, match_key))
-        if not access.manages(user, match):
-            raise ServiceError(ErrorCode.FORBIDDEN, "only the home club's officer or an admin")
+        match = _managed(user, match_key)
         output = match_json(decide_match(store.scenario_of(match.key), match.key))
         run = _save_run(match, user, output, [])
         _audit(user, "decide", match, f"run {run.number}", None, output)
@@ -260,7 +264,11 @@ def current_decisions(user: User, match_key: str) -> dict[str, Any]:
 
 def _managed(user: User, match_key: str) -> m.Match:
     """The match, locked, if the user manages it (home club's officer, admin)."""
-    match = _locked(access.check_match(user, match_key))
+    return _locked(_check_manages(user, match_key))
+
+
+def _check_manages(user: User, match_key: str) -> m.Match:
+    match = access.check_match(user, match_key)
     if not access.manages(user, match):
         raise ServiceError(ErrorCode.FORBIDDEN, "only the home club's officer or an admin")
     return match
@@ -345,14 +353,7 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
             raise ServiceError(ErrorCode.CONFLICT, f'incident "{incident_id}" exists already', "id")
         entry = {k: body[k] for k in INCIDENT_FIELDS if body.get(k) is not None}
         entry |= {"id": incident_id, "match": match.key}
-        document = store.export(match.key)
-        document["incidents"].append(entry)
-        _, problems, _ = check_document(document)
-        if problems:
-            prefix = f"incidents[{len(document['incidents']) - 1}]"
-            own = [p for p in problems if p.path.startswith(prefix)] or problems
-            path = own[0].path.removeprefix(prefix).lstrip(".")
-            raise ServiceError(ErrorCode.INVALID, own[0].message, path)
+        _check_entry(store.export(match.key), "incidents", entry)
         store.add_incident(match, entry)
         _audit(user, "incident", match, incident_id, None, entry)
         return incident_id
@@ -403,9 +404,7 @@ def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, A
     """`pitchpass what-if --json` for one stored match; changes nothing."""
     from pitchpass.core import Changes, ScenarioInvalid, parse_capacity, what_if, what_if_json
 
-    match = access.check_match(user, match_key)
-    if not access.manages(user, match):
-        raise ServiceError(ErrorCode.FORBIDDEN, "only the home club's officer or an admin")
+    match = _check_manages(user, match_key)
     try:
         changes = Changes(
             tuple(body.get("grant") or ()),
@@ -422,7 +421,5 @@ def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, A
 
 
 def export_for(user: User, match_key: str) -> dict[str, Any]:
-    match = access.check_match(user, match_key)
-    if not access.manages(user, match):
-        raise ServiceError(ErrorCode.FORBIDDEN, "only the home club's officer or an admin")
+    match = _check_manages(user, match_key)
     return store.export(match.key)
