@@ -8,7 +8,6 @@ exported file and what the web shows are the same by construction.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -367,6 +366,5 @@ def _number(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
 
-def match_keys(keys: Iterable[str] | None = None) -> list[str]:
-    rows = m.Match.objects.all() if keys is None else m.Match.objects.filter(key__in=list(keys))
-    return [row.key for row in rows]
+def match_keys() -> list[str]:
+    return list(m.Match.objects.values_list("key", flat=True))
