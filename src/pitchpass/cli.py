@@ -137,13 +137,41 @@ def demo(
             help="The scenario to tell (default: the 2017 Manchester derby).", show_default=False
         ),
     ] = None,
+    serve: Annotated[
+        bool,
+        typer.Option(
+            "--serve",
+            help="Instead: load the scenario into the database (its dates moved to next "
+            "week), make one user per role, print their passwords, and serve the pages.",
+        ),
+    ] = False,
+    port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1, with --serve.")] = 8000,
 ) -> None:
     """Tell the seed story: who was kept out, why, what no camera caught, and what-if."""
     from pitchpass.demo import default_scenario, tell
 
     path = file or default_scenario()
     scenario = _load(path, as_json=False)
-    _run(lambda: tell(out, scenario, path), as_json=False)
+    if not serve:
+        _run(lambda: tell(out, scenario, path), as_json=False)
+        return
+    _check_port(port)
+    _database()
+    from django.utils import timezone
+
+    from pitchpass.web.demo_site import prepare
+
+    site = prepare(path, timezone.now())
+    when = site.kickoff.isoformat(timespec="minutes")
+    if site.loaded:
+        out.print(f"loaded {path}, its dates moved so that it kicks off at {when}")
+    else:
+        out.print(f"{path} is loaded already (kick-off {when}): kept, with the changes made")
+        out.print("  (to start again, point PITCHPASS_HOME at a new folder)")
+    out.print("Sign in as (passwords are new each time the demo starts):")
+    for username, password, does in site.users:
+        out.print(f"  {username:<13} {password:<14} {does}", highlight=False)
+    _serve(port)
 
 
 @app.command()
@@ -206,11 +234,28 @@ def export(
 def serve(
     port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1.")] = 8000,
 ) -> None:
-    """Serve the API (and, later, the pages) on 127.0.0.1; prepares the database first."""
+    """Serve the pages and the API on 127.0.0.1; prepares the database first."""
+    _check_port(port)
     _database()
+    _serve(port)
+
+
+def _check_port(port: int) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as error:
+            err.print(f"error port {port} cannot be used: {error.strerror}; try --port")
+            raise typer.Exit(EXIT_NOT_PROVEN) from None
+
+
+def _serve(port: int) -> None:
     from django.core.management import call_command
 
     out.print(f"pitchpass at http://127.0.0.1:{port}/  (API docs: /api/docs; Ctrl+C stops)")
+    sys.stdout.flush()
     call_command("runserver", f"127.0.0.1:{port}", use_reloader=False, verbosity=0)
 
 

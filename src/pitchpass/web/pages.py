@@ -1,7 +1,6 @@
-"""Server-rendered pages: each view asks the same services as the API, then renders.
-
-The match list and the match board are read-only for now; the actions (decide, publish,
-override, the request form, the what-if panel) come next (issue 3).
+"""Server-rendered pages to read a match: the match list, the match board and its pieces
+(the room-left hint, the what-if panel). Each view asks the same services as the API,
+then renders; the forms that change a match are in page_actions.py.
 """
 
 from __future__ import annotations
@@ -9,70 +8,157 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from pitchpass.web import access, services
+from pitchpass.web import access, board, services
 from pitchpass.web import models as m
 from pitchpass.web.errors import ErrorCode, ServiceError
 
 
-def _context(request: HttpRequest, **values: Any) -> dict[str, Any]:
-    profile = m.Profile.objects.filter(user=request.user).first()  # type: ignore[misc]
-    return {"role": profile.get_role_display() if profile else "", **values}
+def user_of(request: HttpRequest) -> User:
+    return request.user  # type: ignore[return-value]  # login_required has run
+
+
+def context(request: HttpRequest, **values: Any) -> dict[str, Any]:
+    """What every page needs: the user's role, and what it may do."""
+    who = m.Profile.objects.select_related("organisation").filter(user=user_of(request)).first()
+    role = who.role if who else ""
+    return {"who": who, "role_name": who.get_role_display() if who else "", "role": role, **values}
+
+
+def check(user: User, match_key: str) -> m.Match:
+    """The match, or the page's 404 (absent and hidden alike)."""
+    try:
+        return access.check_match(user, match_key)
+    except ServiceError as error:
+        raise Http404(error.message) from None
 
 
 @login_required
 def matches(request: HttpRequest) -> HttpResponse:
     rows = []
-    for match in access.visible_matches(request.user):  # type: ignore[arg-type]
+    for match in access.visible_matches(user_of(request)):
         run = match.runs.order_by("-number").first()
         decided = {d["request"] for d in run.output["decisions"]} if run else set()
         waiting = match.requests.exclude(key__in=decided).count()
-        fullest = None
-        if run:
-            cells = [u for u in run.output["usage"] if u["capacity"]]
-            fullest = max(cells, key=lambda u: u["used"] / u["capacity"], default=None)
-        rows.append({"match": match, "waiting": waiting, "fullest": fullest})
-    return render(request, "pitchpass/matches.html", _context(request, rows=rows))
+        found = board.fullest(run.output["usage"]) if run else None
+        rows.append({"match": match, "waiting": waiting, "fullest": found})
+    return render(request, "pitchpass/matches.html", context(request, rows=rows))
 
 
 @login_required
-def board(request: HttpRequest, match_key: str) -> HttpResponse:
-    user = request.user
+def match_board(request: HttpRequest, match_key: str) -> HttpResponse:
+    return render_board(request, match_key)
+
+
+def render_board(
+    request: HttpRequest,
+    match_key: str,
+    error: ServiceError | None = None,
+    typed: dict[str, str] | None = None,
+) -> HttpResponse:
+    """The board; after a failed action, with its error and what was typed kept."""
+    user = user_of(request)
+    match = check(user, match_key)
     try:
-        match = access.check_match(user, match_key)  # type: ignore[arg-type]
-        visible = list(access.visible_requests(user, match))  # type: ignore[arg-type]
-    except ServiceError as error:
-        if error.code is ErrorCode.NOT_FOUND:
-            raise Http404(error.message) from None
-        visible = []
+        visible = list(access.visible_requests(user, match))
+    except ServiceError:
+        visible = []  # stewards see coverage, not requests
     run = match.runs.order_by("-number").first()
     decisions = {d["request"]: d for d in run.output["decisions"]} if run else {}
-    phases = list(match.competition.phases.values_list("key", flat=True))
-    grid = _grid(run.output["usage"] if run else [], phases)
-    return render(
+    filters = {k: request.GET.get(k, "") for k in ("status", "zone", "q")}
+    zones = list(match.venue.zones.all())
+    values = context(
         request,
-        "pitchpass/board.html",
-        _context(
-            request,
-            match=match,
-            run=run,
-            phases=phases,
-            grid=grid,
-            requests=[{"request": r, "decision": decisions.get(r.key)} for r in visible],
-            incidents=services.coverage(user, match_key)["incidents"],  # type: ignore[arg-type]
-        ),
+        match=match,
+        run=run,
+        stale=run is not None and run.version != match.version,
+        phases=list(match.competition.phases.values_list("key", flat=True)),
+        grid=board.grid(run.output["usage"] if run else []),
+        rows=board.request_rows(visible, decisions, filters),
+        filters=filters,
+        statuses=board.STATUSES,
+        zones=zones,
+        manages=access.manages(user, match),
+        occupied=_occupied_by(user, match, zones),
+        incidents=services.coverage(user, match_key)["incidents"],
+        error=error,
+        typed=typed or {},
     )
+    status = error.status if error else 200
+    return render(request, "pitchpass/board.html", values, status=status)
 
 
-def _grid(usage: list[dict[str, Any]], phases: list[str]) -> list[tuple[str, list[dict[str, Any]]]]:
-    """Zones in order, each with its phases' cells and how full each is."""
-    rows: dict[str, list[dict[str, Any]]] = {}
+def _occupied_by(user: User, match: m.Match, zones: list[m.Zone]) -> set[str]:
+    """The zones whose consent this user gives: its club's own rooms (admin: all)."""
+    who = access.profile(user)
+    if who.role == "admin":
+        return {z.key for z in zones if z.occupant}
+    if who.role != "officer":
+        return set()
+    sides = {"home": match.home_id, "away": match.away_id}
+    return {z.key for z in zones if z.occupant and sides[z.occupant] == who.organisation_id}
+
+
+@login_required
+def room(request: HttpRequest, match_key: str) -> HttpResponse:
+    """The live hint of the request form: the room left where and when it asks."""
+    match = check(user_of(request), match_key)
+    zone = match.venue.zones.filter(key=request.GET.get("zone", "")).first()
+    phases = request.GET.getlist("phases")
+    lines = board.room_left(services.standing(match)["usage"], zone, phases) if zone else []
+    return render(request, "pitchpass/_room.html", {"lines": lines, "asked": bool(phases)})
+
+
+@login_required
+def what_if(request: HttpRequest, match_key: str) -> HttpResponse:
+    """Tick requests to grant or refuse, change capacities, and see what would change."""
+    user = user_of(request)
+    match = check(user, match_key)
+    if not access.manages(user, match):
+        raise PermissionDenied("only the home club's officer or an admin")
+    standing = services.standing(match)
+    status = {d["request"]: d["status"] for d in standing["decisions"]}
+    requests = list(match.requests.select_related("by", "zone"))
+    capacities = [{**u, "name": f"capacity:{u['zone']}@{u['phase']}"} for u in standing["usage"]]
+    values = context(
+        request,
+        match=match,
+        requests=[{"request": r, "status": status.get(r.key, "")} for r in requests],
+        capacities=board.grid(capacities),
+        phases=list(match.competition.phases.values_list("key", flat=True)),
+        typed=request.POST,
+        grant=set(request.POST.getlist("grant")),
+        refuse=set(request.POST.getlist("refuse")),
+    )
+    if request.method == "POST":
+        try:
+            body = _what_if_body(request.POST, standing["usage"])
+            answer = services.what_if_for(user, match_key, body)
+            names = {r.key: r.by.name for r in requests}
+            values["story"] = board.what_if_story(answer, names)
+        except ServiceError as error:
+            values["error"] = error
+        except ValueError as error:
+            values["error"] = ServiceError(ErrorCode.INVALID, str(error))
+        if request.htmx:  # type: ignore[attr-defined]
+            return render(request, "pitchpass/_what_if_result.html", values)
+    return render(request, "pitchpass/what_if.html", values)
+
+
+def _what_if_body(posted: Any, usage: list[dict[str, Any]]) -> dict[str, Any]:
+    """The API's what-if body from the panel: ticked ids, and the capacities changed."""
+    capacity = {}
     for u in usage:
-        share = u["used"] / u["capacity"] if u["capacity"] else 0
-        level = "full" if share >= 1 else "busy" if share >= 0.75 else "free"
-        rows.setdefault(u["zone"], []).append(
-            {**u, "percent": round(min(share, 1) * 100), "level": level}
-        )
-    return list(rows.items())
+        key = f"{u['zone']}@{u['phase']}"
+        typed = board.form_int(posted, f"capacity:{key}", u["capacity"])
+        if typed is not None and typed != u["capacity"]:
+            capacity[key] = typed
+    return {
+        "grant": posted.getlist("grant"),
+        "refuse": posted.getlist("refuse"),
+        "capacity": capacity,
+    }

@@ -362,9 +362,16 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
 def coverage(user: User, match_key: str) -> dict[str, Any]:
     """Who caught each incident: the match as it stands, with the current run's overrides
     (so it agrees with /decisions), incidents logged since included."""
+    match = access.check_match(user, match_key)
+    incidents = standing(match)["incidents"]
+    return {"match": match.key, "incidents": _hide_others(user, match, incidents)}
+
+
+def standing(match: m.Match) -> dict[str, Any]:
+    """The match decided as it stands now, with the current run's overrides (the
+    `decide --json` match object). Not filtered: callers show only what a user may see."""
     from pitchpass.core import Changes, what_if
 
-    match = access.check_match(user, match_key)
     run = match.runs.order_by("-number").first()
     overrides = run.overrides if run else []
     scenario = store.scenario_of(match.key)
@@ -376,8 +383,7 @@ def coverage(user: User, match_key: str) -> dict[str, Any]:
         result = what_if(scenario, changes, [match.key]).after[0]
     else:
         result = decide_match(scenario, match.key)
-    incidents = match_json(result)["incidents"]
-    return {"match": match.key, "incidents": _hide_others(user, match, incidents)}
+    return match_json(result)
 
 
 def _hide_others(user: User, match: m.Match, incidents: list[dict[str, Any]]) -> list[Any]:

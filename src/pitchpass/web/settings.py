@@ -58,15 +58,18 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django_htmx",
     "pitchpass.web.apps.PitchpassConfig",
 ]
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
 ]
 ROOT_URLCONF = "pitchpass.web.urls"
 TEMPLATES = [
@@ -86,6 +89,8 @@ TEMPLATES = [
 USE_TZ = True
 TIME_ZONE = "UTC"
 STATIC_URL = "static/"
+# Served by WhiteNoise straight from the installed packages: no collectstatic step.
+WHITENOISE_USE_FINDERS = True
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"

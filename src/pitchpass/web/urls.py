@@ -2,13 +2,25 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from pitchpass.web import pages
+from pitchpass.web import page_actions, pages
 from pitchpass.web.api import api
 
+match = "matches/<str:match_key>/"
+one = f"{match}requests/<str:request_id>/"
 page_patterns = (
     [
         path("", pages.matches, name="matches"),
-        path("matches/<str:match_key>/", pages.board, name="board"),
+        path(match, pages.match_board, name="board"),
+        path(f"{match}room/", pages.room, name="room"),
+        path(f"{match}what-if/", pages.what_if, name="what-if"),
+        path(f"{match}decide/", page_actions.decide, name="decide"),
+        path(f"{match}publish/", page_actions.publish, name="publish"),
+        path(f"{match}incidents/", page_actions.log_incident, name="incident"),
+        path(f"{match}requests/new/", page_actions.new_request, name="new-request"),
+        path(f"{one}override/", page_actions.override, name="override"),
+        path(f"{one}revoke/", page_actions.revoke, name="revoke"),
+        path(f"{one}consent/", page_actions.consent, name="consent"),
+        path(f"{one}withdraw/", page_actions.withdraw, name="withdraw"),
     ],
     "pitchpass",
 )

@@ -1,0 +1,95 @@
+"""What the pages show, worked out from what the services answer: the zone x phase grid,
+the request rows with their filters, the room a new request would find, and a what-if
+answer put in words. No database writes and no access decisions here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pitchpass.web import models as m
+
+STATUSES = ("granted", "refused", "waiting")
+
+
+def grid(usage: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Zones in order, each with its phases' cells and how full each is."""
+    rows: dict[str, list[dict[str, Any]]] = {}
+    for u in usage:
+        share = u["used"] / u["capacity"] if u["capacity"] else 1
+        level = "full" if share >= 1 else "busy" if share >= 0.75 else "free"
+        rows.setdefault(u["zone"], []).append(
+            {**u, "percent": round(min(share, 1) * 100), "level": level}
+        )
+    return list(rows.items())
+
+
+def fullest(usage: list[dict[str, Any]]) -> dict[str, Any] | None:
+    cells = [u for u in usage if u["capacity"]]
+    return max(cells, key=lambda u: u["used"] / u["capacity"], default=None)
+
+
+def request_rows(
+    requests: Iterable[m.Request],
+    decisions: Mapping[str, dict[str, Any]],
+    filters: Mapping[str, str],
+) -> list[dict[str, Any]]:
+    """One row per request, with its decision (None: submitted since the last decide),
+    kept if it passes the filters: status, zone, and text found in its id or requester."""
+    text = filters.get("q", "").strip().lower()
+    rows = []
+    for r in requests:
+        decision = decisions.get(r.key)
+        status = decision["status"] if decision else "waiting"
+        if filters.get("status") and filters["status"] != status:
+            continue
+        if filters.get("zone") and filters["zone"] != r.zone.key:
+            continue
+        if text and text not in f"{r.key} {r.by.key} {r.by.name}".lower():
+            continue
+        rows.append({"request": r, "decision": decision, "status": status})
+    return rows
+
+
+def room_left(usage: list[dict[str, Any]], zone: m.Zone, phases: Iterable[str]) -> list[str]:
+    """For each phase asked for, the places left in the zone and in every zone it is
+    reached through, as the match stands: "tunnel, post-match: 2 of 46 places left"."""
+    cells = {(u["zone"], u["phase"]): u for u in usage}
+    lines = []
+    for phase in phases:
+        if phase in zone.closed:
+            lines.append(f"{zone.key}, {phase}: closed")
+            continue
+        for key in (zone.key, *zone.via):
+            cell = cells.get((key, phase))
+            if cell is None:
+                continue
+            left = max(cell["capacity"] - cell["used"], 0)
+            lines.append(f"{key}, {phase}: {left} of {cell['capacity']} places left")
+    return lines
+
+
+def what_if_story(answer: dict[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """The what-if JSON arranged for reading: who would be granted, who bumped (with the
+    reasons they would get), and each incident's cameras before and after."""
+    after = {d["request"]: d for d in answer["result"]["matches"][0]["decisions"]}
+    changes = [
+        {**c, "by": names.get(c["request"], ""), "reasons": after[c["request"]]["reasons"]}
+        for c in answer["changes"]
+    ]
+    return {
+        "granted": [c for c in changes if c["after"] == "granted"],
+        "bumped": [c for c in changes if c["after"] == "refused"],
+        "incidents": answer["incidents"],
+    }
+
+
+def form_int(values: Mapping[str, str], name: str, default: int | None = None) -> int | None:
+    """A whole number typed in a form; None when left empty (and no default)."""
+    text = values.get(name, "").strip()
+    if not text:
+        return default
+    if not text.lstrip("-").isdigit():
+        raise ValueError(f"{name} must be a whole number, not {text!r}")
+    return int(text)

@@ -1,0 +1,158 @@
+"""The forms of the pages that change a match. Each calls one service, the same as the
+API; on success it says what happened and goes back to the board (POST, redirect, GET);
+on failure it shows the board or the form again with the error and what was typed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from pitchpass.web import board, services
+from pitchpass.web.errors import ErrorCode, ServiceError
+from pitchpass.web.pages import check, context, render_board, user_of
+
+
+def _on_board(request: HttpRequest, match_key: str, act: Callable[[], str]) -> HttpResponse:
+    try:
+        done = act()
+    except ServiceError as error:
+        return render_board(request, match_key, error, request.POST.dict())
+    messages.success(request, done)
+    return redirect("pitchpass:board", match_key=match_key)
+
+
+@login_required
+@require_POST
+def decide(request: HttpRequest, match_key: str) -> HttpResponse:
+    def act() -> str:
+        output = services.do_decide(user_of(request), match_key)
+        refused = sum(d["status"] == "refused" for d in output["decisions"])
+        return f"Decided: {len(output['decisions']) - refused} granted, {refused} refused."
+
+    return _on_board(request, match_key, act)
+
+
+@login_required
+@require_POST
+def publish(request: HttpRequest, match_key: str) -> HttpResponse:
+    def act() -> str:
+        newly = services.do_publish(user_of(request), match_key)
+        return f"Published: {len(newly)} grants locked."
+
+    return _on_board(request, match_key, act)
+
+
+@login_required
+@require_POST
+def override(request: HttpRequest, match_key: str, request_id: str) -> HttpResponse:
+    def act() -> str:
+        status, reason = request.POST.get("status", ""), request.POST.get("reason", "")
+        services.do_override(user_of(request), match_key, request_id, status, reason)
+        return f"{request_id} {status} by hand."
+
+    return _on_board(request, match_key, act)
+
+
+@login_required
+@require_POST
+def revoke(request: HttpRequest, match_key: str, request_id: str) -> HttpResponse:
+    def act() -> str:
+        services.do_revoke(user_of(request), match_key, request_id, request.POST.get("reason", ""))
+        return f"{request_id} revoked: decide again to hand its places on."
+
+    return _on_board(request, match_key, act)
+
+
+@login_required
+@require_POST
+def consent(request: HttpRequest, match_key: str, request_id: str) -> HttpResponse:
+    def act() -> str:
+        given = request.POST.get("given") == "yes"
+        services.do_consent(user_of(request), match_key, request_id, given)
+        return f"Consent for {request_id} {'given' if given else 'refused'}."
+
+    return _on_board(request, match_key, act)
+
+
+@login_required
+@require_POST
+def withdraw(request: HttpRequest, match_key: str, request_id: str) -> HttpResponse:
+    def act() -> str:
+        services.do_withdraw_request(user_of(request), match_key, request_id, timezone.now())
+        return f"{request_id} withdrawn."
+
+    return _on_board(request, match_key, act)
+
+
+@login_required
+@require_POST
+def log_incident(request: HttpRequest, match_key: str) -> HttpResponse:
+    def act() -> str:
+        posted = request.POST
+        try:
+            minute = float(posted.get("minute", "").strip())
+        except ValueError:
+            raise ServiceError(ErrorCode.INVALID, "the minute is a number", "minute") from None
+        body = {"zone": posted.get("zone"), "minute": minute, "what": posted.get("what", "")}
+        incident_id = services.do_log_incident(user_of(request), match_key, body)
+        return f"Incident {incident_id} logged."
+
+    return _on_board(request, match_key, act)
+
+
+@login_required
+def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
+    """The request form of a broadcaster or producer (an admin names the requester)."""
+    user = user_of(request)
+    match = check(user, match_key)
+    values = context(
+        request,
+        match=match,
+        zones=list(match.venue.zones.all()),
+        phases=list(match.competition.phases.values_list("key", flat=True)),
+        typed=request.POST.dict() if request.method == "POST" else {"crew": "1", "cameras": "1"},
+        ticked=set(request.POST.getlist("phases")),
+    )
+    status = 200
+    if request.method == "POST":
+        try:
+            request_id = services.do_submit_request(
+                user, match_key, _request_body(request.POST), timezone.now()
+            )
+        except ServiceError as error:
+            values["error"], status = error, error.status
+        else:
+            messages.success(request, f"Request {request_id} submitted.")
+            return redirect("pitchpass:board", match_key=match_key)
+        zone = match.venue.zones.filter(key=request.POST.get("zone", "")).first()
+        usage = services.standing(match)["usage"]
+        values["lines"] = board.room_left(usage, zone, values["ticked"]) if zone else []
+        values["asked"] = bool(values["ticked"])
+    return render(request, "pitchpass/request_form.html", values, status=status)
+
+
+def _request_body(posted: Any) -> dict[str, Any]:
+    try:
+        crew = board.form_int(posted, "crew")
+        cameras = board.form_int(posted, "cameras", 0)
+    except ValueError as error:
+        field = str(error).split(" ", 1)[0]
+        raise ServiceError(ErrorCode.INVALID, str(error), field) from None
+    body: dict[str, Any] = {
+        "zone": posted.get("zone", ""),
+        "phases": posted.getlist("phases"),
+        "crew": crew,
+        "cameras": cameras,
+    }
+    for optional in ("id", "by"):
+        if posted.get(optional, "").strip():
+            body[optional] = posted[optional].strip()
+    return body

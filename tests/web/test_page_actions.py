@@ -1,0 +1,165 @@
+"""The forms of the pages, through Django's test client, on the demo site: the seed match
+moved to next week (as `make demo` loads it), with its demo users."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.utils import timezone
+
+from pitchpass.web import demo_site
+from pitchpass.web import models as m
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = ROOT / "scenarios" / "manchester-derby-2017.yaml"
+MATCH = "mun-mci-2017-12-10"
+BOARD = f"/matches/{MATCH}/"
+REFUSAL = "tunnel, post-match: 46 of 46 places taken by 1 host crew and 22 partner crews"
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def site() -> demo_site.DemoSite:
+    return demo_site.prepare(SEED, timezone.now())
+
+
+def signed_in(username: str) -> Client:
+    client = Client()
+    client.force_login(User.objects.get(username=username))
+    return client
+
+
+def test_the_demo_moves_the_match_to_next_week_and_makes_a_user_per_role(site) -> None:
+    assert site.loaded and timedelta(days=6) < site.kickoff - timezone.now() < timedelta(days=8)
+    assert [u[0] for u in site.users] == [u[0] for u in demo_site.DEMO_USERS]
+    roles = {p.user.username: p.role for p in m.Profile.objects.select_related("user")}
+    assert set(roles.values()) == {"admin", "officer", "media", "steward"}
+    # Submissions moved by the same whole days as the kick-off: still in time, same order.
+    first = m.Request.objects.get(key="r24")
+    assert first.submitted - site.kickoff == datetime.fromisoformat(
+        "2017-12-04T10:00:00+00:00"
+    ) - datetime.fromisoformat("2017-12-10T16:30:00+00:00")
+    again = demo_site.prepare(SEED, timezone.now() + timedelta(days=3))
+    assert not again.loaded and again.kickoff == site.kickoff  # kept, not moved twice
+    assert again.users[0][1] != site.users[0][1]  # new passwords each start
+
+
+def test_officer_decides_publishes_and_the_broadcaster_sees_the_reason(site) -> None:
+    officer = signed_in("officer")
+    board = officer.get(BOARD).content.decode()
+    assert "not decided yet" in board and 'action="/matches/' in board
+    decided = officer.post(f"{BOARD}decide/", follow=True).content.decode()
+    assert "Decided: 36 granted, 1 refused." in decided and REFUSAL in decided
+    published = officer.post(f"{BOARD}publish/", follow=True).content.decode()
+    assert "Published: 36 grants locked." in published and "(published)" in published
+    docs = signed_in("documentary").get(BOARD).content.decode()
+    assert REFUSAL in docs and "Play Sports" not in docs and "Decide</button>" not in docs
+
+
+def test_a_failed_action_shows_the_error_and_keeps_the_typed_reason(site) -> None:
+    officer = signed_in("officer")
+    officer.post(f"{BOARD}decide/")
+    officer.post(f"{BOARD}publish/")
+    response = officer.post(
+        f"{BOARD}requests/r01/override/",
+        {"request": "r01", "action": "override", "status": "refused", "reason": "behaved badly"},
+    )
+    page = response.content.decode()
+    assert response.status_code == 409 and "a published grant is revoked" in page
+    assert 'value="behaved badly"' in page and page.count("<details open>") == 1
+
+
+def test_override_with_a_reason_grants_r24_and_bumps_another(site) -> None:
+    officer = signed_in("officer")
+    officer.post(f"{BOARD}decide/")
+    page = officer.post(
+        f"{BOARD}requests/r24/override/",
+        {"status": "granted", "reason": "the story needs it"},
+        follow=True,
+    ).content.decode()
+    assert "r24 granted by hand." in page
+    run = m.DecisionRun.objects.filter(match__key=MATCH).order_by("-number").first()
+    status = {d["request"]: d["status"] for d in run.output["decisions"]}
+    assert status["r24"] == "granted" and list(status.values()).count("refused") == 1
+
+
+def test_media_cannot_act_for_the_officer(site) -> None:
+    docs = signed_in("documentary")
+    response = docs.post(f"{BOARD}decide/")
+    assert response.status_code == 403 and "only the home club" in response.content.decode()
+    assert docs.get(f"{BOARD}what-if/").status_code == 403
+    assert signed_in("steward").post(f"{BOARD}publish/").status_code == 403
+
+
+def test_the_request_form_hints_room_left_and_keeps_what_was_typed(site) -> None:
+    docs = signed_in("documentary")
+    form = docs.get(f"{BOARD}requests/new/").content.decode()
+    assert "Choose a zone and phases" in form
+    hint = docs.get(f"{BOARD}room/", {"zone": "away-dressing-room", "phases": ["post-match"]})
+    assert "away-dressing-room, post-match: 4 of 4 places left" in hint.content.decode()
+    assert "tunnel, post-match: 0 of 46 places left" in hint.content.decode()
+    bad = docs.post(
+        f"{BOARD}requests/new/",
+        {"zone": "tunnel", "phases": ["post-match"], "crew": "two", "id": "late-one"},
+    )
+    page = bad.content.decode()
+    assert bad.status_code == 400 and "crew must be a whole number" in page
+    assert 'value="late-one"' in page and 'value="two"' in page
+    assert 'value="post-match" checked' in page and 'value="tunnel" selected' in page
+    made = docs.post(
+        f"{BOARD}requests/new/",
+        {"zone": "mixed-zone", "phases": ["post-match"], "crew": "2", "cameras": "1"},
+        follow=True,
+    ).content.decode()
+    assert "Request man-city-documentary.1 submitted." in made
+    assert "man-city-documentary.1" in made and "waiting" in made
+
+
+def test_media_withdraw_their_own_request_only(site) -> None:
+    docs = signed_in("documentary")
+    done = docs.post(f"{BOARD}requests/r24/withdraw/", follow=True).content.decode()
+    assert "r24 withdrawn." in done and not m.Request.objects.filter(key="r24").exists()
+    other = docs.post(f"{BOARD}requests/r01/withdraw/")
+    assert other.status_code == 404 and m.Request.objects.filter(key="r01").exists()
+
+
+def test_steward_logs_an_incident_and_a_bad_minute_keeps_the_text(site) -> None:
+    steward = signed_in("steward")
+    bad = steward.post(
+        f"{BOARD}incidents/", {"zone": "tunnel", "minute": "late", "what": "scuffle"}
+    )
+    assert bad.status_code == 400 and 'value="scuffle"' in bad.content.decode()
+    page = steward.post(
+        f"{BOARD}incidents/",
+        {"zone": "pitch-side", "minute": "30", "what": "a tackle"},
+        follow=True,
+    ).content.decode()
+    assert "Incident incident-3 logged." in page and "caught by a crew of" in page
+
+
+def test_what_if_panel_shows_the_incident_caught_with_two_more_places(site) -> None:
+    officer = signed_in("officer")
+    panel = officer.get(f"{BOARD}what-if/").content.decode()
+    assert 'placeholder="46"' in panel
+    answer = officer.post(
+        f"{BOARD}what-if/", {"capacity:tunnel@post-match": "48"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert answer.lstrip().startswith('<section id="what-if-result"')
+    assert "r24 granted" in answer and "caught by r24" in answer
+    bumped = officer.post(f"{BOARD}what-if/", {"grant": ["r24"]}).content.decode()
+    assert "r23 bumped" in bumped and "<h1>What if" in bumped
+    wrong = officer.post(f"{BOARD}what-if/", {"capacity:tunnel@post-match": "many"})
+    assert "must be a whole number" in wrong.content.decode()
+
+
+def test_filters_narrow_the_requests(site) -> None:
+    officer = signed_in("officer")
+    officer.post(f"{BOARD}decide/")
+    refused = officer.get(BOARD, {"status": "refused"}).content.decode()
+    assert 'id="request-r24"' in refused and 'id="request-r01"' not in refused
+    found = officer.get(BOARD, {"q": "play sports"}).content.decode()
+    assert found.count('<tr id="request-') == 1
