@@ -14,16 +14,23 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# Migrates, loads the seed match (moved to next week), prints a user per role, serves.
+DEMO_PORT ?= 8000
 demo: install
-	$(BIN)/pitchpass demo
+	$(BIN)/pitchpass demo --serve --port $(DEMO_PORT)
 
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	PITCHPASS_SECRET_KEY=lint-only $(BIN)/mypy  # the Django plugin reads settings
 
-test: lint
+test: lint $(CHROMIUM)
 	$(BIN)/pytest
+
+# The browser tests drive Debian's Chromium (Playwright never downloads its own here).
+CHROMIUM ?= /usr/bin/chromium
+$(CHROMIUM):
+	apt-get update -q && apt-get install -y -q chromium
 
 # The web tests again, on the local PostgreSQL (CI runs this after `make test`).
 PG_URL ?= postgres://postgres@127.0.0.1:5432/test

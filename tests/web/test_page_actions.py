@@ -56,6 +56,7 @@ def test_officer_decides_publishes_and_the_broadcaster_sees_the_reason(site) -> 
     assert "Decided: 36 granted, 1 refused." in decided and REFUSAL in decided
     published = officer.post(f"{BOARD}publish/", follow=True).content.decode()
     assert "Published: 36 grants locked." in published and "(published)" in published
+    assert "decide again" not in published  # publishing leaves the run current
     docs = signed_in("documentary").get(BOARD).content.decode()
     assert REFUSAL in docs and "Play Sports" not in docs and "Decide</button>" not in docs
 

@@ -290,6 +290,8 @@ def do_publish(user: User, match_key: str) -> list[str]:
         newly = sorted(rows.values_list("key", flat=True))
         m.Request.objects.filter(pk__in=[r.pk for r in rows]).update(locked=True)
         _changed(match)
+        # The run stays current: publishing locked its own grants and changed no decision.
+        m.DecisionRun.objects.filter(pk=run.pk).update(version=match.version)
         _audit(user, "publish", match, f"run {run.number}", None, {"published": newly})
         return newly
 
