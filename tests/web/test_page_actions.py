@@ -164,3 +164,29 @@ def test_filters_narrow_the_requests(site) -> None:
     assert 'id="request-r24"' in refused and 'id="request-r01"' not in refused
     found = officer.get(BOARD, {"q": "play sports"}).content.decode()
     assert found.count('<tr id="request-') == 1
+
+
+def test_the_board_shows_what_the_cli_decides_for_the_exported_match(site) -> None:
+    """The same data, three ways: the board after Decide, and `pitchpass decide --json`'s
+    engine on the match as `pitchpass export` writes it, after a request and a consent
+    change made through the pages."""
+    import re
+
+    from pitchpass.core import decide_document
+    from pitchpass.web import store
+
+    docs = signed_in("documentary")
+    docs.post(
+        f"{BOARD}requests/new/",
+        {"zone": "tunnel", "phases": ["post-match"], "crew": "2", "cameras": "1"},
+    )
+    officer = signed_in("officer")
+    page = officer.post(f"{BOARD}decide/", follow=True).content.decode()
+    shown = dict(
+        re.findall(r'<tr id="request-([^"]+)">.*?<span class="(granted|refused)">', page, re.S)
+    )
+    cli = decide_document(store.export(MATCH))["matches"][0]["decisions"]
+    assert shown == {d["request"]: d["status"] for d in cli} and len(shown) == 38
+    for d in cli:
+        for reason in d["reasons"]:
+            assert reason["text"] in page
