@@ -1,0 +1,187 @@
+"""Django admin for league admins: reference data (organisations, competitions with their
+policy and phases, venues with zones and cameras, matches, users' roles) is edited here.
+
+Requests, incidents, decisions and the audit log are shown but changed only through the
+pages and the API, where every change takes the match lock and leaves an audit entry. An
+edit here that can change a match's decisions (a capacity, a tier, a kick-off) counts as a
+change of every match it touches: their version moves on, so that a proposal made before
+it cannot be published, and each gets an audit entry.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.contrib.auth.models import User
+from django.db.models import F, Model, QuerySet
+from django.http import HttpRequest
+
+from pitchpass.web import models as m
+
+
+def matches_touched(obj: Model) -> QuerySet[m.Match]:
+    """The matches whose decisions an edit of `obj` may change."""
+    if isinstance(obj, m.Match):
+        return m.Match.objects.filter(pk=obj.pk)
+    if isinstance(obj, m.Competition):
+        return m.Match.objects.filter(competition=obj)
+    if isinstance(obj, m.Venue):
+        return m.Match.objects.filter(venue=obj)
+    if isinstance(obj, m.Zone | m.Camera):
+        return m.Match.objects.filter(venue_id=obj.venue_id)
+    return m.Match.objects.all()  # an organisation: its kind or partnership counts anywhere
+
+
+class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
+    """Saving counts as a change of the matches touched (see the module's docstring)."""
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        changed = _really_changed(form)
+        if change and not changed and not any(f.has_changed() for f in formsets):
+            return
+        touched = matches_touched(form.instance)
+        touched.update(version=F("version") + 1)
+        m.AuditEntry.objects.bulk_create(
+            m.AuditEntry(
+                user=request.user if isinstance(request.user, User) else None,
+                action="admin",
+                match=match,
+                target=f"{form.instance._meta.model_name} {form.instance}",
+                before={f: _plain(form.initial.get(f)) for f in changed},
+                after={f: _plain(form.cleaned_data.get(f)) for f in changed},
+            )
+            for match in touched
+        )
+
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        matches_touched(obj).update(version=F("version") + 1)
+        super().delete_model(request, obj)
+
+
+def _really_changed(form: Any) -> list[str]:
+    """The fields whose value changed (a JSON field typed as before is not a change)."""
+    return [
+        f
+        for f in form.changed_data
+        if _plain(form.initial.get(f)) != _plain(form.cleaned_data.get(f))
+    ]
+
+
+def _plain(value: Any) -> Any:
+    """A field's value as the audit log keeps it (JSON): rows by their primary key."""
+    if isinstance(value, Model):
+        return value.pk
+    if isinstance(value, QuerySet) or (
+        isinstance(value, list | tuple) and value and all(isinstance(v, Model) for v in value)
+    ):
+        return sorted(row.pk for row in value)  # a many-to-many field's rows
+    if isinstance(value, list | dict | int | float | bool | str) or value is None:
+        return value
+    return str(value)
+
+
+class ReadOnly(admin.ModelAdmin):  # type: ignore[type-arg]
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class TierInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = m.Tier
+    extra = 0
+
+
+class PhaseInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = m.Phase
+    extra = 0
+
+
+class ZoneInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = m.Zone
+    extra = 0
+
+
+class CameraInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = m.Camera
+    extra = 0
+
+
+@admin.register(m.Organisation)
+class OrganisationAdmin(Changes):
+    list_display = ("key", "name", "kind")
+    list_filter = ("kind",)
+    search_fields = ("key", "name")
+
+
+@admin.register(m.Competition)
+class CompetitionAdmin(Changes):
+    list_display = ("key", "name", "deadline", "within_tier")
+    filter_horizontal = ("partners",)
+    inlines = (TierInline, PhaseInline)
+
+
+@admin.register(m.Venue)
+class VenueAdmin(Changes):
+    list_display = ("key", "name")
+    inlines = (ZoneInline, CameraInline)
+
+
+@admin.register(m.Zone)
+class ZoneAdmin(Changes):
+    list_display = ("key", "venue", "capacity", "occupant")
+    list_filter = ("venue",)
+
+
+@admin.register(m.Match)
+class MatchAdmin(Changes):
+    list_display = ("key", "competition", "venue", "home", "away", "kickoff", "host")
+    list_filter = ("competition", "venue")
+    readonly_fields = ("version",)
+
+
+@admin.register(m.Profile)
+class ProfileAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("user", "role", "organisation")
+    list_filter = ("role",)
+
+
+@admin.register(m.ApiToken)
+class ApiTokenAdmin(ReadOnly):
+    """Tokens are listed and revoked (deleted) here; `pitchpass token create` makes them."""
+
+    list_display = ("user", "created")
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return True
+
+
+@admin.register(m.Request)
+class RequestAdmin(ReadOnly):
+    list_display = ("key", "match", "by", "zone", "crew", "submitted", "locked")
+    list_filter = ("match", "locked")
+    search_fields = ("key", "by__name")
+
+
+@admin.register(m.Incident)
+class IncidentAdmin(ReadOnly):
+    list_display = ("key", "match", "zone", "minute", "at")
+    list_filter = ("match",)
+
+
+@admin.register(m.DecisionRun)
+class DecisionRunAdmin(ReadOnly):
+    list_display = ("match", "number", "version", "made", "made_by")
+    list_filter = ("match",)
+
+
+@admin.register(m.AuditEntry)
+class AuditEntryAdmin(ReadOnly):
+    list_display = ("when", "user", "action", "match", "target")
+    list_filter = ("action", "match")

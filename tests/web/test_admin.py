@@ -1,0 +1,75 @@
+"""Django admin for league admins: reference data editable (an edit moves the versions of
+the matches it touches, with an audit entry); requests, decisions and the log read-only."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from pitchpass.core.parse import parse_text
+from pitchpass.web import models as m
+from pitchpass.web import services, store
+from pitchpass.web.accounts import do_add_user
+
+ROOT = Path(__file__).resolve().parents[2]
+MATCH = "mun-mci-2017-12-10"
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin_client() -> Client:
+    path = ROOT / "scenarios" / "manchester-derby-2017.yaml"
+    store.load(parse_text(path.read_text(), path.name))
+    do_add_user("league", "admin", None, "pw")
+    client = Client()
+    client.force_login(User.objects.get(username="league"))
+    return client
+
+
+def test_requests_and_the_audit_log_are_read_only(admin_client) -> None:
+    listing = admin_client.get("/admin/pitchpass/request/").content.decode()
+    assert "r24" in listing and "/admin/pitchpass/request/add/" not in listing
+    assert admin_client.get("/admin/pitchpass/request/add/").status_code == 403
+    assert admin_client.get("/admin/pitchpass/auditentry/").status_code == 200
+
+
+def test_a_capacity_edited_in_admin_makes_the_proposal_stale(admin_client) -> None:
+    league = User.objects.get(username="league")
+    services.do_decide(league, MATCH)
+    zone = m.Zone.objects.get(key="tunnel")
+    before = m.Match.objects.get(key=MATCH).version
+    form = {
+        "venue": zone.venue_id,
+        "key": zone.key,
+        "name": zone.name,
+        "capacity": 48,
+        "capacity_by_phase": json.dumps(zone.capacity_by_phase),
+        "via": json.dumps(zone.via),
+        "occupant": zone.occupant,
+        "closed": json.dumps(zone.closed),
+        "position": zone.position,
+    }
+    response = admin_client.post(f"/admin/pitchpass/zone/{zone.pk}/change/", form)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert m.Match.objects.get(key=MATCH).version == before + 1
+    entry = m.AuditEntry.objects.filter(action="admin").get()
+    assert entry.user == league and (entry.before, entry.after) == (
+        {"capacity": 46},
+        {"capacity": 48},
+    )
+    with pytest.raises(services.ServiceError, match="decide again"):
+        services.do_publish(league, MATCH)
+    output = services.do_decide(league, MATCH)
+    assert {d["status"] for d in output["decisions"]} == {"granted"}  # r24 now fits
+
+
+def test_the_audit_keeps_many_to_many_values_as_sorted_ids(admin_client) -> None:
+    from pitchpass.web.admin import _plain
+
+    partners = list(m.Organisation.objects.filter(partner_of__isnull=False).distinct())
+    assert _plain(partners[::-1]) == sorted(o.pk for o in partners) and len(partners) > 1
+    assert _plain(m.Organisation.objects.filter(pk=partners[0].pk)) == [partners[0].pk]
