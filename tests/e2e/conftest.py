@@ -41,7 +41,8 @@ def _free_port() -> int:
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     """`make demo`'s server, as a user starts it, in a fresh data folder."""
     port = _free_port()
-    env = dict(os.environ, PITCHPASS_HOME=str(tmp_path_factory.mktemp("home")))
+    home = tmp_path_factory.mktemp("home")
+    env = dict(os.environ, PITCHPASS_HOME=str(home))
     env.pop("DATABASE_URL", None)
     env["PYTHONUNBUFFERED"] = "1"
     command = [sys.executable, "-m", "pitchpass", "demo", "--serve", "--port", str(port)]
@@ -60,7 +61,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     else:
         pytest.fail("the demo server did not start:\n" + "".join(seen))
     _wait_for(port)
-    yield Site(f"http://127.0.0.1:{port}", passwords)
+    yield Site(f"http://127.0.0.1:{port}", passwords, home)
     server.terminate()
     server.wait(timeout=10)
 
