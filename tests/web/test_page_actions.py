@@ -190,3 +190,17 @@ def test_the_board_shows_what_the_cli_decides_for_the_exported_match(site) -> No
     for d in cli:
         for reason in d["reasons"]:
             assert reason["text"] in page
+
+
+def test_stewards_see_the_access_list_of_published_grants(site) -> None:
+    steward = signed_in("steward")
+    assert "Nothing published yet." in steward.get(BOARD).content.decode()
+    officer = signed_in("officer")
+    officer.post(f"{BOARD}decide/")
+    officer.post(f"{BOARD}publish/")
+    page = steward.get(BOARD).content.decode()
+    assert "<summary>away-dressing-room</summary>" not in page  # r24, refused, is not there
+    assert "<strong>post-match</strong>: Sky Sports (2), BT Sport (2)" in page
+    assert "No requests you may see" in page  # the list, not the requests and reasons
+    docs = signed_in("documentary").get(BOARD).content.decode()
+    assert "Access list" not in docs

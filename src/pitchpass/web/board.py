@@ -93,3 +93,19 @@ def form_int(values: Mapping[str, str], name: str, default: int | None = None) -
     if not text.lstrip("-").isdigit():
         raise ValueError(f"{name} must be a whole number, not {text!r}")
     return int(text)
+
+
+def access_list(published: Iterable[m.Request], phases: list[str]) -> list[dict[str, Any]]:
+    """Who may be where and when, for the stewards at the doors: per zone and phase, the
+    organisations with a published grant and their crew (zones reached through another
+    are listed where the crew works; the way there is in the zone's own entry)."""
+    cells: dict[tuple[str, str], list[str]] = {}
+    zones: list[str] = []
+    for r in published:
+        if r.zone.key not in zones:
+            zones.append(r.zone.key)
+        for phase in r.phases:
+            cells.setdefault((r.zone.key, phase), []).append(f"{r.by.name} ({r.crew})")
+    return [
+        {"zone": z, "phases": [(p, cells[z, p]) for p in phases if (z, p) in cells]} for z in zones
+    ]

@@ -85,11 +85,21 @@ def render_board(
         manages=access.manages(user, match),
         occupied=_occupied_by(user, match, zones),
         incidents=services.coverage(user, match_key)["incidents"],
+        access=_access(user, match),
         error=error,
         typed=typed or {},
     )
     status = error.status if error else 200
     return render(request, "pitchpass/board.html", values, status=status)
+
+
+def _access(user: User, match: m.Match) -> list[dict[str, Any]] | None:
+    """The access list, for stewards and for those who manage the match."""
+    if access.profile(user).role != "steward" and not access.manages(user, match):
+        return None
+    published = match.requests.filter(locked=True).select_related("by", "zone")
+    phases = list(match.competition.phases.values_list("key", flat=True))
+    return board.access_list(published.order_by("zone__position", "position"), phases)
 
 
 def _occupied_by(user: User, match: m.Match, zones: list[m.Zone]) -> set[str]:
