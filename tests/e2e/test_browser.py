@@ -32,9 +32,9 @@ def sign_in(browser: Browser, site: Site, username: str, width: int = 1280) -> P
     return page
 
 
-def screenshot(page: Page, name: str) -> None:
+def screenshot(page: Page, name: str, full_page: bool = True) -> None:
     ARTEFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTEFACTS / name), full_page=True)
+    page.screenshot(path=str(ARTEFACTS / name), full_page=full_page)
 
 
 def test_officer_decides_and_publishes_the_seed_match(browser: Browser, site: Site) -> None:
@@ -119,4 +119,9 @@ def test_the_board_fits_a_phone(browser: Browser, site: Site) -> None:
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"the page is {overflow}px wider than a phone"
     expect(page.get_by_role("button", name="Decide")).to_be_visible()
-    screenshot(page, "board-phone.png")
+    screenshot(page, "board-phone.png", full_page=False)  # the first screen
+    row = page.locator("#request-r24")
+    row.scroll_into_view_if_needed()
+    box = row.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390  # a card
+    screenshot(page, "board-phone-r24.png", full_page=False)

@@ -3,6 +3,7 @@ moved to next week (as `make demo` loads it), with its demo users."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -204,3 +205,39 @@ def test_stewards_see_the_access_list_of_published_grants(site) -> None:
     assert "No requests you may see" in page  # the list, not the requests and reasons
     docs = signed_in("documentary").get(BOARD).content.decode()
     assert "Access list" not in docs
+
+
+def test_what_if_with_a_request_ticked_to_refuse(site) -> None:
+    officer = signed_in("officer")
+    page = officer.post(f"{BOARD}what-if/", {"refuse": ["r01"]}).content.decode()
+    assert "r01 taken out (Sky Sports), granted now" in page and "r24 granted" in page
+    assert "caught by r24" in page and 'refused">' not in page.split("What would change")[1]
+
+
+def test_the_board_tells_more_of_each_incident_and_the_list_counts_only_ones_own(site) -> None:
+    docs = signed_in("documentary")
+    board = docs.get(BOARD).content.decode()
+    assert "Not decided yet: who would catch each incident" in board
+    assert "minute 125, away-dressing-room" in board and "milk and water" in board
+    assert "a crew of Sky Sports" in board  # names, not ids, for another's crew
+    listing = docs.get("/").content.decode()
+    assert re.search(r"<td>2</td>\s*</tr>", listing)  # r24 and r25 wait, not all 37
+    hint = docs.get(
+        f"{BOARD}room/", {"zone": "pitch-side", "phases": ["pre-match"], "crew": "25"}
+    ).content.decode()
+    assert "pitch-side, pre-match: 20 of 30 places left, too few for a crew of 25" in hint
+    tight = docs.get(
+        f"{BOARD}room/", {"zone": "away-dressing-room", "phases": ["post-match"], "crew": "2"}
+    ).content.decode()
+    assert "tunnel, post-match: 0 of 46 places left, too few for a crew of 2" in tight
+
+
+def test_a_failed_override_keeps_the_chosen_status(site) -> None:
+    officer = signed_in("officer")
+    officer.post(f"{BOARD}decide/")
+    page = officer.post(
+        f"{BOARD}requests/r24/override/",
+        {"request": "r24", "action": "override", "status": "refused", "reason": " "},
+    ).content.decode()
+    row = page.split('id="request-r24"')[1].split("</tr>")[0]
+    assert "needs a written reason" in page and '<option value="refused" selected>' in row

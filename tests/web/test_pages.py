@@ -65,7 +65,7 @@ def test_media_see_their_own_requests_only(clients) -> None:
     services.do_decide(_user("officer"), MATCH)
     page = clients["docs"].get(f"/matches/{MATCH}/").content.decode()
     assert "r24" in page and "r25" in page and "Play Sports" not in page
-    assert "a crew of sky-sports" in page and "None" not in page
+    assert "a crew of Sky Sports" in page and "None" not in page
     steward = clients["steward"].get(f"/matches/{MATCH}/").content.decode()
     assert "No requests you may see" in steward and "not caught on camera" in steward
 

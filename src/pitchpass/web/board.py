@@ -52,35 +52,50 @@ def request_rows(
     return rows
 
 
-def room_left(usage: list[dict[str, Any]], zone: m.Zone, phases: Iterable[str]) -> list[str]:
+def room_left(
+    usage: list[dict[str, Any]], zone: m.Zone, phases: Iterable[str], crew: int = 0
+) -> list[str]:
     """For each phase asked for, the places left in the zone and in every zone it is
-    reached through, as the match stands: "tunnel, post-match: 2 of 46 places left"."""
+    reached through, as the match stands: "tunnel, post-match: 2 of 46 places left", and
+    whether a crew of that size would fit there."""
     cells = {(u["zone"], u["phase"]): u for u in usage}
     lines = []
     for phase in phases:
         if phase in zone.closed:
-            lines.append(f"{zone.key}, {phase}: closed")
+            lines.append(f"{zone.key}, {phase}: closed (a request for it is refused)")
             continue
         for key in (zone.key, *zone.via):
             cell = cells.get((key, phase))
             if cell is None:
                 continue
             left = max(cell["capacity"] - cell["used"], 0)
-            lines.append(f"{key}, {phase}: {left} of {cell['capacity']} places left")
+            line = f"{key}, {phase}: {left} of {cell['capacity']} places left"
+            if crew > left:
+                line += f", too few for a crew of {crew}"
+            lines.append(line)
     return lines
 
 
-def what_if_story(answer: dict[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+def what_if_story(
+    answer: dict[str, Any], names: Mapping[str, str], refused: Iterable[str] = ()
+) -> dict[str, Any]:
     """The what-if JSON arranged for reading: who would be granted, who bumped (with the
-    reasons they would get), and each incident's cameras before and after."""
+    reasons they would get), who was taken out by hand, and each incident's cameras
+    before and after."""
     after = {d["request"]: d for d in answer["result"]["matches"][0]["decisions"]}
+    by_hand = set(refused)
     changes = [
-        {**c, "by": names.get(c["request"], ""), "reasons": after[c["request"]]["reasons"]}
+        {
+            **c,
+            "by": names.get(c["request"], ""),
+            "reasons": after[c["request"]]["reasons"] if c["request"] in after else [],
+        }
         for c in answer["changes"]
     ]
     return {
         "granted": [c for c in changes if c["after"] == "granted"],
-        "bumped": [c for c in changes if c["after"] == "refused"],
+        "bumped": [c for c in changes if c["after"] == "refused" and c["request"] not in by_hand],
+        "taken_out": [c for c in changes if c["request"] in by_hand],
         "incidents": answer["incidents"],
     }
 

@@ -134,7 +134,9 @@ def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
             return redirect("pitchpass:board", match_key=match_key)
         zone = match.venue.zones.filter(key=request.POST.get("zone", "")).first()
         usage = services.standing(match)["usage"]
-        values["lines"] = board.room_left(usage, zone, values["ticked"]) if zone else []
+        crew = request.POST.get("crew", "").strip()
+        size = int(crew) if crew.isdigit() else 0
+        values["lines"] = board.room_left(usage, zone, values["ticked"], size) if zone else []
         values["asked"] = bool(values["ticked"])
     return render(request, "pitchpass/request_form.html", values, status=status)
 

@@ -40,10 +40,16 @@ def check(user: User, match_key: str) -> m.Match:
 @login_required
 def matches(request: HttpRequest) -> HttpResponse:
     rows = []
-    for match in access.visible_matches(user_of(request)):
+    user = user_of(request)
+    for match in access.visible_matches(user):
         run = match.runs.order_by("-number").first()
         decided = {d["request"] for d in run.output["decisions"]} if run else set()
-        waiting = match.requests.exclude(key__in=decided).count()
+        try:  # only the requests this user may see: a count tells of others' too
+            waiting: int | None = (
+                access.visible_requests(user, match).exclude(key__in=decided).count()
+            )
+        except ServiceError:
+            waiting = None  # stewards see no requests
         found = board.fullest(run.output["usage"]) if run else None
         rows.append({"match": match, "waiting": waiting, "fullest": found})
     return render(request, "pitchpass/matches.html", context(request, rows=rows))
@@ -84,13 +90,27 @@ def render_board(
         zones=zones,
         manages=access.manages(user, match),
         occupied=_occupied_by(user, match, zones),
-        incidents=services.coverage(user, match_key)["incidents"],
+        incidents=_incidents(user, match),
         access=_access(user, match),
         error=error,
         typed=typed or {},
     )
     status = error.status if error else 200
     return render(request, "pitchpass/board.html", values, status=status)
+
+
+def _incidents(user: User, match: m.Match) -> list[dict[str, Any]]:
+    """The coverage of each incident, with what the log says of it and whose crews."""
+    rows = {i.key: i for i in match.incidents.all()}
+    names = dict(m.Organisation.objects.values_list("key", "name"))
+    out = []
+    for incident in services.coverage(user, match.key)["incidents"]:
+        row = rows.get(incident["incident"])
+        sources = [
+            {**s, "name": names.get(s["org"] or "", s["org"])} for s in incident["covered_by"]
+        ]
+        out.append({**incident, "row": row, "covered_by": sources})
+    return out
 
 
 def _access(user: User, match: m.Match) -> list[dict[str, Any]] | None:
@@ -119,7 +139,9 @@ def room(request: HttpRequest, match_key: str) -> HttpResponse:
     match = check(user_of(request), match_key)
     zone = match.venue.zones.filter(key=request.GET.get("zone", "")).first()
     phases = request.GET.getlist("phases")
-    lines = board.room_left(services.standing(match)["usage"], zone, phases) if zone else []
+    crew = request.GET.get("crew", "").strip()
+    usage = services.standing(match)["usage"]
+    lines = board.room_left(usage, zone, phases, int(crew) if crew.isdigit() else 0) if zone else []
     return render(request, "pitchpass/_room.html", {"lines": lines, "asked": bool(phases)})
 
 
@@ -149,7 +171,7 @@ def what_if(request: HttpRequest, match_key: str) -> HttpResponse:
             body = _what_if_body(request.POST, standing["usage"])
             answer = services.what_if_for(user, match_key, body)
             names = {r.key: r.by.name for r in requests}
-            values["story"] = board.what_if_story(answer, names)
+            values["story"] = board.what_if_story(answer, names, body["refuse"])
         except ServiceError as error:
             values["error"] = error
         except ValueError as error:
