@@ -83,7 +83,7 @@ def test_override_with_a_reason_grants_r24_and_bumps_another(site) -> None:
         {"status": "granted", "reason": "the story needs it"},
         follow=True,
     ).content.decode()
-    assert "r24 granted by hand." in page
+    assert "r24 granted by hand. Also changed: r23." in page
     run = m.DecisionRun.objects.filter(match__key=MATCH).order_by("-number").first()
     status = {d["request"]: d["status"] for d in run.output["decisions"]}
     assert status["r24"] == "granted" and list(status.values()).count("refused") == 1

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -55,10 +56,29 @@ def publish(request: HttpRequest, match_key: str) -> HttpResponse:
 def override(request: HttpRequest, match_key: str, request_id: str) -> HttpResponse:
     def act() -> str:
         status, reason = request.POST.get("status", ""), request.POST.get("reason", "")
-        services.do_override(user_of(request), match_key, request_id, status, reason)
-        return f"{request_id} {status} by hand."
+        user = user_of(request)
+        before = {
+            d["request"]: d["status"]
+            for d in services.current_decisions(user, match_key)["decisions"]
+        }
+        output = services.do_override(user, match_key, request_id, status, reason)
+        bumped = [
+            d["request"]
+            for d in output["decisions"]
+            if d["request"] != request_id and d["status"] != before.get(d["request"])
+        ]
+        also = f" Also changed: {', '.join(bumped)}." if bumped else ""
+        return f"{request_id} {status} by hand.{also}"
 
     return _on_board(request, match_key, act)
+
+
+def _statuses(user: User, match_key: str) -> dict[str, str]:
+    try:
+        decisions = services.current_decisions(user, match_key)["decisions"]
+    except ServiceError:
+        return {}  # not decided yet: the service says so when it is asked to act
+    return {d["request"]: d["status"] for d in decisions}
 
 
 @login_required
