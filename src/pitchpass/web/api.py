@@ -113,6 +113,25 @@ def submit_request(request: HttpRequest, match: str, body: RequestIn) -> Status[
     return Status(201, {"id": new_id})
 
 
+class RequestChange(Schema):
+    """The fields of a request to change; those left out stay as they are (`consent`:
+    admins only)."""
+
+    zone: str | None = None
+    phases: list[str] | None = None
+    crew: int | None = None
+    cameras: int | None = None
+    consent: list[str] | None = None
+
+
+@api.patch("/matches/{match}/requests/{request_id}", summary="Change a request")
+def change_request(
+    request: HttpRequest, match: str, request_id: str, body: RequestChange
+) -> dict[str, Any]:
+    user = request.auth  # type: ignore[attr-defined]
+    return services.do_change_request(user, match, request_id, body.dict(), timezone.now())
+
+
 @api.delete("/matches/{match}/requests/{request_id}", response={204: None}, summary="Withdraw")
 def withdraw_request(request: HttpRequest, match: str, request_id: str) -> Status[None]:
     services.do_withdraw_request(request.auth, match, request_id, timezone.now())  # type: ignore[attr-defined]

@@ -120,12 +120,15 @@ def _check_with_core(match: m.Match, entry: dict[str, Any]) -> None:
 
 
 def _check_entry(document: dict[str, Any], section: str, entry: dict[str, Any]) -> None:
-    """Append `entry` to `section` and let the core validate the whole; a problem of the
-    new entry comes back with its own field as the path."""
-    document[section].append(entry)
+    """Put `entry` in `section` (in the place of the entry with its id, else last) and let
+    the core validate the whole; a problem of the entry comes back with its own field as
+    the path."""
+    entries = document[section]
+    place = next((n for n, e in enumerate(entries) if e["id"] == entry["id"]), len(entries))
+    entries[place : place + 1] = [entry]
     _, problems, _ = check_document(document)
     if problems:
-        prefix = f"{section}[{len(document[section]) - 1}]"
+        prefix = f"{section}[{place}]"
         own = [p for p in problems if p.path.startswith(prefix)] or problems
         path = own[0].path.removeprefix(prefix).lstrip(".")
         raise ServiceError(ErrorCode.INVALID, own[0].message, path)
@@ -137,12 +140,7 @@ def do_withdraw_request(user: User, match_key: str, request_id: str, now: dateti
     with transaction.atomic():
         match = _locked(access.check_match(user, match_key))
         who = access.profile(user)
-        rows = match.requests.filter(key=request_id)
-        if who.role != "admin":
-            rows = rows.filter(by=who.organisation)
-        row = rows.first()
-        if row is None:
-            raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "id")
+        row = _own_request(user, match, request_id)
         if row.locked:
             raise ServiceError(ErrorCode.CONFLICT, "a published grant is revoked, not withdrawn")
         if who.role != "admin":
@@ -151,6 +149,67 @@ def do_withdraw_request(user: User, match_key: str, request_id: str, now: dateti
         row.delete()
         _changed(match)
         _audit(user, "withdraw", match, request_id, before, None)
+
+
+CHANGE_FIELDS = ("zone", "phases", "crew", "cameras", "consent")
+
+
+def do_change_request(
+    user: User, match_key: str, request_id: str, body: dict[str, Any], now: datetime
+) -> dict[str, Any]:
+    """Change a request's zone, phases, crew or cameras (admin: also consent) before the
+    deadline (admins after it too, as for withdrawing). The changed request replaces the
+    old one and counts as submitted now: a change never keeps an earlier place in the
+    first-come order. A change of zone drops the consent given for the old zone. Locks
+    the match; another organisation's request is "not found", as if absent."""
+    changes = {k: body[k] for k in CHANGE_FIELDS if body.get(k) is not None}
+    if not changes:
+        raise ServiceError(ErrorCode.INVALID, f"change one of {', '.join(CHANGE_FIELDS)}")
+    with transaction.atomic():
+        match = _locked(access.check_match(user, match_key))
+        who = access.profile(user)
+        admin = who.role == "admin"
+        if not admin and who.role != "media":
+            raise ServiceError(ErrorCode.FORBIDDEN, "media users change their own requests")
+        if "consent" in changes and not admin:
+            raise ServiceError(
+                ErrorCode.FORBIDDEN, "consent is given by the occupant club's officer", "consent"
+            )
+        row = _own_request(user, match, request_id)
+        if row.locked:
+            raise ServiceError(ErrorCode.CONFLICT, "a published grant is revoked, not changed")
+        if not admin:
+            _check_deadline(match, now)
+        before = store.request_json(match.key, row)
+        entry = {k: v for k, v in before.items() if k != "locked"} | changes
+        entry["submitted"] = now.isoformat()
+        if entry["zone"] != before["zone"] and "consent" not in changes:
+            entry.pop("consent", None)
+        _check_with_core(match, entry)
+        row.zone = match.venue.zones.get(key=entry["zone"])
+        row.phases = list(entry["phases"])
+        row.crew = entry["crew"]
+        row.cameras = entry["cameras"]
+        row.submitted = now
+        row.submitted_offset = 0
+        row.save()
+        row.consent.set(m.Organisation.objects.filter(key__in=entry.get("consent", [])))
+        after = store.request_json(match.key, row)
+        _changed(match)
+        _audit(user, "change", match, request_id, before, after)
+        return after
+
+
+def _own_request(user: User, match: m.Match, request_id: str) -> m.Request:
+    """The request, if it is the user's organisation's (admin: any); else "not found"."""
+    who = access.profile(user)
+    rows = match.requests.select_related("by", "zone").filter(key=request_id)
+    if who.role != "admin":
+        rows = rows.filter(by=who.organisation)
+    row = rows.first()
+    if row is None:
+        raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "id")
+    return row
 
 
 def do_decide(user: User, match_key: str) -> dict[str, Any]:
