@@ -374,17 +374,18 @@ def do_revoke(user: User, match_key: str, request_id: str, reason: str) -> None:
 
 def do_consent(user: User, match_key: str, request_id: str, given: bool) -> None:
     """The occupant club's officer gives or takes back consent for a crew in its own
-    dressing room. Locks the match."""
+    dressing room. A request the user may not see is "not found", as if absent (the
+    occupant's officer sees those in its zones). Locks the match."""
     with transaction.atomic():
         match = _locked(access.check_match(user, match_key))
         who = access.profile(user)
-        row = match.requests.select_related("zone").filter(key=request_id).first()
-        if row is None or who.role not in ("officer", "admin"):
+        row = access.seen_requests(user, match).filter(key=request_id).first()
+        if row is None:
             raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "id")
         occupant = {"home": match.home, "away": match.away}.get(row.zone.occupant)
         if occupant is None:
             raise ServiceError(ErrorCode.CONFLICT, f"{row.zone.key} belongs to no club")
-        if who.role == "officer" and who.organisation_id != occupant.pk:
+        if who.role != "admin" and who.organisation_id != occupant.pk:
             raise ServiceError(ErrorCode.FORBIDDEN, f"only {occupant.key}'s officer consents here")
         before = sorted(row.consent.values_list("key", flat=True))
         if given:
@@ -440,13 +441,11 @@ def coverage(user: User, match_key: str) -> dict[str, Any]:
 
 
 def _hide_others(user: User, match: m.Match, incidents: list[dict[str, Any]]) -> list[Any]:
-    """Whose camera caught an incident is for all to see; which request of another
-    organisation it was is not (its id is left out for those who do not manage the match)."""
+    """Whose camera caught an incident is for all to see; which request it was only for
+    those who may see that request (its id is left out for the others)."""
     if access.manages(user, match):
         return incidents
-    own = set(
-        match.requests.filter(by=access.profile(user).organisation).values_list("key", flat=True)
-    )
+    own = set(access.seen_requests(user, match).values_list("key", flat=True))
     return [
         {
             **incident,
