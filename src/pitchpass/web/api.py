@@ -7,6 +7,7 @@ OpenAPI at /api/openapi.json, docs at /api/docs. Auth: `Authorization: Bearer <t
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
@@ -16,6 +17,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.responses import Status
 from ninja.security import HttpBearer, django_auth
 
+from pitchpass.core import SolverFailed
 from pitchpass.web import access, accounts, services, store
 from pitchpass.web.errors import ErrorCode, ServiceError
 
@@ -24,6 +26,8 @@ class BearerToken(HttpBearer):
     def authenticate(self, request: HttpRequest, token: str) -> Any:
         return accounts.user_for_token(token)
 
+
+log = logging.getLogger(__name__)
 
 api = NinjaAPI(
     title="pitchpass",
@@ -41,6 +45,19 @@ def _error(request: HttpRequest, error: ServiceError) -> HttpResponse:
 @api.exception_handler(ServiceError)
 def service_error(request: HttpRequest, exc: ServiceError) -> HttpResponse:
     return _error(request, exc)
+
+
+@api.exception_handler(SolverFailed)
+def solver_failed(request: HttpRequest, exc: SolverFailed) -> HttpResponse:
+    return _error(request, ServiceError(ErrorCode.SOLVER_FAILED, str(exc)))
+
+
+@api.exception_handler(Exception)
+def internal(request: HttpRequest, exc: Exception) -> HttpResponse:
+    """Anything unforeseen: logged with its traceback, answered in the one error shape."""
+    log.error("%s %s failed", request.method, request.path, exc_info=exc)
+    message = "the server failed to answer; the fault is logged"
+    return _error(request, ServiceError(ErrorCode.INTERNAL, message))
 
 
 @api.exception_handler(AuthenticationError)

@@ -15,6 +15,8 @@ class ErrorCode(StrEnum):
     FORBIDDEN = "forbidden"  # 403: signed in, but not allowed
     NOT_FOUND = "not-found"  # 404: absent, or not visible to this user
     CONFLICT = "conflict"  # 409: the state does not allow it (deadline passed, published)
+    INTERNAL = "internal"  # 500: a fault of the server (logged)
+    SOLVER_FAILED = "solver-failed"  # 503: the solver did not prove its answer in time
 
 
 STATUS = {
@@ -23,6 +25,8 @@ STATUS = {
     ErrorCode.FORBIDDEN: 403,
     ErrorCode.NOT_FOUND: 404,
     ErrorCode.CONFLICT: 409,
+    ErrorCode.INTERNAL: 500,
+    ErrorCode.SOLVER_FAILED: 503,
 }
 
 

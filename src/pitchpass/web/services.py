@@ -5,14 +5,14 @@ acting on one match at once are serialised and no zone is ever over-booked.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 
-from pitchpass.core import check_document, decide_match
+from pitchpass.core import Scenario, ScenarioInvalid, check_document, decide_match
 from pitchpass.core.report import match_json
 from pitchpass.web import access, store
 from pitchpass.web import models as m
@@ -37,8 +37,34 @@ def _audit(user: User, action: str, match: m.Match, target: str, before: Any, af
     )
 
 
+def _scenario(match: m.Match) -> Scenario:
+    """The core's scenario of the stored match; rows edited into nonsense are a conflict."""
+    try:
+        return store.scenario_of(match.key)
+    except ScenarioInvalid as invalid:
+        raise ServiceError(ErrorCode.CONFLICT, _stored_invalid(invalid.problems[0])) from None
+
+
+def _stored_invalid(problem: Any) -> str:
+    return f"the match as stored is not a valid scenario ({problem}); load its file again"
+
+
+ID_LENGTH = 100  # the models' max_length for keys
+
+
+def _check_id(value: str) -> str:
+    """An id that can be stored and addressed in a URL."""
+    if len(value) > ID_LENGTH:
+        raise ServiceError(ErrorCode.INVALID, f"an id has at most {ID_LENGTH} characters", "id")
+    if "/" in value:
+        raise ServiceError(
+            ErrorCode.INVALID, 'an id cannot hold "/" (URLs could not name it)', "id"
+        )
+    return value
+
+
 def _check_deadline(match: m.Match, now: datetime) -> None:
-    deadline = store.scenario_of(match.key).policy.deadline
+    deadline = _scenario(match).policy.deadline
     if now > match.kickoff - deadline:
         cutoff = (match.kickoff - deadline).isoformat(timespec="minutes")
         raise ServiceError(ErrorCode.CONFLICT, f"requests closed at {cutoff}, the deadline")
@@ -56,7 +82,7 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
             raise ServiceError(
                 ErrorCode.FORBIDDEN, "consent is given by the occupant club's officer", "consent"
             )
-        request_id = _request_id(match, by, body.get("id"), admin)
+        request_id = _check_id(_request_id(match, by, body.get("id"), admin))
         if match.requests.filter(key=request_id).exists():
             raise ServiceError(ErrorCode.CONFLICT, f'request "{request_id}" exists already', "id")
         entry = {k: body[k] for k in REQUEST_FIELDS if body.get(k) is not None}
@@ -129,7 +155,9 @@ def _check_entry(document: dict[str, Any], section: str, entry: dict[str, Any]) 
     _, problems, _ = check_document(document)
     if problems:
         prefix = f"{section}[{place}]"
-        own = [p for p in problems if p.path.startswith(prefix)] or problems
+        own = [p for p in problems if p.path.startswith(prefix)]
+        if not own:
+            raise ServiceError(ErrorCode.CONFLICT, _stored_invalid(problems[0]))
         path = own[0].path.removeprefix(prefix).lstrip(".")
         raise ServiceError(ErrorCode.INVALID, own[0].message, path)
 
@@ -216,7 +244,7 @@ def do_decide(user: User, match_key: str) -> dict[str, Any]:
     """Decide the match as stored (a proposal) and keep the run. Locks the match."""
     with transaction.atomic():
         match = _managed(user, match_key)
-        output = match_json(decide_match(store.scenario_of(match.key), match.key))
+        output = match_json(decide_match(_scenario(match), match.key))
         run = _save_run(match, user, output, [])
         _audit(user, "decide", match, f"run {run.number}", None, output)
         return output
@@ -278,7 +306,7 @@ def do_override(
         overrides.append({"request": request_id, "status": status, "reason": reason})
         grants = tuple(o["request"] for o in overrides if o["status"] == "granted")
         refusals = tuple(o["request"] for o in overrides if o["status"] == "refused")
-        scenario = store.scenario_of(match.key)
+        scenario = _scenario(match)
         try:
             result = what_if(scenario, Changes(grant=grants, refuse=refusals), [match.key])
         except ScenarioInvalid as invalid:
@@ -408,15 +436,26 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
         if access.profile(user).role not in ("steward", "officer", "admin"):
             raise ServiceError(ErrorCode.FORBIDDEN, "stewards, officers and admins log incidents")
         taken = set(match.incidents.values_list("key", flat=True))
-        incident_id = str(body.get("id") or f"incident-{len(taken) + 1}")
+        incident_id = _check_id(str(body.get("id") or f"incident-{len(taken) + 1}"))
         if incident_id in taken:
             raise ServiceError(ErrorCode.CONFLICT, f'incident "{incident_id}" exists already', "id")
         entry = {k: body[k] for k in INCIDENT_FIELDS if body.get(k) is not None}
         entry |= {"id": incident_id, "match": match.key}
         _check_entry(store.export(match.key), "incidents", entry)
+        _check_instant(entry.get("at"))
         store.add_incident(match, entry)
         _audit(user, "incident", match, incident_id, None, entry)
         return incident_id
+
+
+def _check_instant(at: Any) -> None:
+    """A time the database can keep: in UTC within years 1 to 9999 (Python's calendar)."""
+    try:
+        instant = store.moment(at)
+        if instant is not None:
+            instant.astimezone(UTC)
+    except (OverflowError, ValueError):
+        raise ServiceError(ErrorCode.INVALID, "at is outside the calendar", "at") from None
 
 
 def coverage(user: User, match_key: str) -> dict[str, Any]:
@@ -427,7 +466,7 @@ def coverage(user: User, match_key: str) -> dict[str, Any]:
     match = access.check_match(user, match_key)
     run = match.runs.order_by("-number").first()
     overrides = run.overrides if run else []
-    scenario = store.scenario_of(match.key)
+    scenario = _scenario(match)
     if overrides:
         changes = Changes(
             grant=tuple(o["request"] for o in overrides if o["status"] == "granted"),
@@ -463,6 +502,7 @@ def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, A
     from pitchpass.core import Changes, ScenarioInvalid, parse_capacity, what_if, what_if_json
 
     match = _check_manages(user, match_key)
+    scenario = _scenario(match)
     try:
         changes = Changes(
             tuple(body.get("grant") or ()),
@@ -472,7 +512,7 @@ def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, A
                 for k, n in (body.get("capacity") or {}).items()
             ),
         )
-        return what_if_json(what_if(store.scenario_of(match.key), changes, [match.key]))
+        return what_if_json(what_if(scenario, changes, [match.key]))
     except ScenarioInvalid as invalid:
         problem = invalid.problems[0]
         raise ServiceError(ErrorCode.INVALID, problem.message, problem.path.lstrip("-")) from None

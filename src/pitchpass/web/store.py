@@ -204,7 +204,7 @@ def add_incident(match: m.Match, raw: dict[str, Any]) -> m.Incident:
 
 
 def _incident_row(match: m.Match, position: int, raw: dict[str, Any]) -> m.Incident:
-    at = _moment(raw.get("at"))
+    at = moment(raw.get("at"))
     row, _ = m.Incident.objects.update_or_create(
         match=match,
         key=str(raw["id"]),
@@ -345,7 +345,7 @@ def _incident(match_key: str, incident: m.Incident) -> dict[str, Any]:
     return out
 
 
-def _moment(value: str | datetime | None) -> datetime | None:
+def moment(value: str | datetime | None) -> datetime | None:
     """An `at` as validated by the core: text with a timezone, or a datetime already."""
     if value is None or isinstance(value, datetime):
         return value

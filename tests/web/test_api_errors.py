@@ -1,0 +1,77 @@
+"""Every failure is an error in the one shape, never a bare 500 from deep inside."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from test_workflow_api import MATCH, api, post
+
+from pitchpass.web import models as m
+
+__all__ = ["api"]  # the fixture, shared with the workflow tests
+pytestmark = pytest.mark.django_db
+SHAPE = {"code", "message", "path"}
+
+
+@pytest.mark.parametrize("at", ["0001-01-01T00:30:00+01:00", "9999-12-31T23:30:00-01:00"])
+def test_an_incident_time_outside_the_calendar_is_bad_input(api, at) -> None:
+    response = post(api["steward"], "/incidents", {"zone": "tunnel", "at": at})
+    assert response.status_code == 400
+    assert response.json() == {**response.json(), "code": "invalid", "path": "at"}
+    assert not m.Incident.objects.filter(match__key=MATCH, at__isnull=False).exists()
+
+
+@pytest.mark.parametrize(
+    ("who", "path", "body"),
+    [
+        ("admin", "/requests", {"by": "bt-sport", "id": "r" * 101}),
+        ("bt", "/requests", {"id": "r" * 95}),  # 104 with the organisation's prefix
+        ("bt", "/requests", {"id": "a/b"}),
+        ("steward", "/incidents", {"id": "i" * 101, "minute": 3}),
+        ("steward", "/incidents", {"id": "i/1", "minute": 3}),
+    ],
+)
+def test_ids_too_long_or_with_a_slash_are_bad_input(api, who, path, body) -> None:
+    fields = {"zone": "tunnel", "phases": ["post-match"], "crew": 1} if path == "/requests" else {}
+    response = post(api[who], path, {"zone": "tunnel", **fields, **body})
+    assert response.status_code == 400
+    assert response.json()["path"] == "id" and set(response.json()) == SHAPE
+    assert m.AuditEntry.objects.count() == 0
+
+
+def test_a_solver_that_proves_nothing_is_503(api, monkeypatch) -> None:
+    from pitchpass.core import solver
+
+    monkeypatch.setattr(solver, "TIME_LIMIT_SECONDS", 0.0)
+    response = post(api["officer"], "/decide")
+    assert response.status_code == 503
+    assert response.json()["code"] == "solver-failed" and set(response.json()) == SHAPE
+    assert not m.DecisionRun.objects.exists()
+
+
+def test_a_stored_match_the_core_rejects_is_a_conflict(api) -> None:
+    m.Request.objects.filter(match__key=MATCH, key="r01").update(phases=["no-such-phase"])
+    for response in (
+        post(api["officer"], "/decide"),
+        api["bt"].get(f"/api/matches/{MATCH}/coverage"),
+        post(api["bt"], "/requests", {"zone": "tunnel", "phases": ["post-match"], "crew": 1}),
+        post(api["steward"], "/incidents", {"zone": "tunnel", "minute": 3}),
+    ):
+        assert response.status_code == 409, response.json()
+        assert response.json()["code"] == "conflict" and "as stored" in response.json()["message"]
+
+
+def test_anything_unforeseen_is_a_logged_500_in_the_same_shape(api, monkeypatch, caplog) -> None:
+    from pitchpass.web import services
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("secret detail")
+
+    monkeypatch.setattr(services, "coverage", broken)
+    with caplog.at_level(logging.ERROR, logger="pitchpass.web.api"):
+        response = api["bt"].get(f"/api/matches/{MATCH}/coverage")
+    assert response.status_code == 500
+    assert response.json()["code"] == "internal" and set(response.json()) == SHAPE
+    assert "secret detail" not in response.content.decode()
+    assert "secret detail" in caplog.text and "Traceback" in caplog.text
