@@ -75,3 +75,12 @@ def test_anything_unforeseen_is_a_logged_500_in_the_same_shape(api, monkeypatch,
     assert response.json()["code"] == "internal" and set(response.json()) == SHAPE
     assert "secret detail" not in response.content.decode()
     assert "secret detail" in caplog.text and "Traceback" in caplog.text
+
+
+def test_a_generated_incident_id_takes_the_first_free_number(api) -> None:
+    body = {"zone": "tunnel", "minute": 3}
+    assert post(api["steward"], "/incidents", {**body, "id": "incident-2"}).status_code == 201
+    first = post(api["steward"], "/incidents", body)
+    assert (first.status_code, first.json()["id"]) == (201, "incident-1")
+    second = post(api["steward"], "/incidents", body)
+    assert (second.status_code, second.json()["id"]) == (201, "incident-3")

@@ -128,7 +128,12 @@ def _request_id(match: m.Match, by: str, wanted: Any, admin: bool) -> str:
     if wanted:
         return prefix + str(wanted)
     taken = set(match.requests.filter(key__startswith=prefix).values_list("key", flat=True))
-    number = len(taken) + 1
+    return _free_id(prefix, taken)
+
+
+def _free_id(prefix: str, taken: set[str]) -> str:
+    """The prefix and the first number that makes an id not taken yet."""
+    number = 1
     while f"{prefix}{number}" in taken:
         number += 1
     return f"{prefix}{number}"
@@ -436,7 +441,7 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
         if access.profile(user).role not in ("steward", "officer", "admin"):
             raise ServiceError(ErrorCode.FORBIDDEN, "stewards, officers and admins log incidents")
         taken = set(match.incidents.values_list("key", flat=True))
-        incident_id = _check_id(str(body.get("id") or f"incident-{len(taken) + 1}"))
+        incident_id = _check_id(str(body.get("id") or _free_id("incident-", taken)))
         if incident_id in taken:
             raise ServiceError(ErrorCode.CONFLICT, f'incident "{incident_id}" exists already', "id")
         entry = {k: body[k] for k in INCIDENT_FIELDS if body.get(k) is not None}
