@@ -84,3 +84,30 @@ def test_a_generated_incident_id_takes_the_first_free_number(api) -> None:
     assert (first.status_code, first.json()["id"]) == (201, "incident-1")
     second = post(api["steward"], "/incidents", body)
     assert (second.status_code, second.json()["id"]) == (201, "incident-3")
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "where"),
+    [
+        ("/requests", {"zone": "tunnel", "phases": ["post-match"], "crew": True}, "crew"),
+        ("/requests", {"zone": "tunnel", "phases": ["post-match"], "crew": "2"}, "crew"),
+        ("/requests", {"zone": "tunnel", "phases": ["post-match"], "crew": 1, "cameras": False},
+         "cameras"),
+        ("/requests/r24/consent", {"given": 1}, "given"),
+        ("/incidents", {"zone": "tunnel", "minute": True}, "minute"),
+        ("/what-if", {"capacity": {"tunnel": True}}, "capacity.tunnel"),
+    ],
+)  # fmt: skip
+def test_booleans_and_text_are_not_numbers(api, path, body, where) -> None:
+    who = {"/requests": "bt", "/incidents": "steward"}.get(path, "admin")
+    response = post(api[who], path, body)
+    assert response.status_code == 400, response.json()
+    assert response.json()["path"] == where
+
+
+def test_a_minute_may_be_a_fraction_and_a_change_of_crew_must_be_a_count(api) -> None:
+    assert post(api["steward"], "/incidents", {"zone": "tunnel", "minute": 12.5}).status_code == 201
+    changed = api["docs"].patch(
+        f"/api/matches/{MATCH}/requests/r24", {"crew": True}, content_type="application/json"
+    )
+    assert changed.status_code == 400 and changed.json()["path"] == "crew"

@@ -8,7 +8,7 @@ OpenAPI at /api/openapi.json, docs at /api/docs. Auth: `Authorization: Bearer <t
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Annotated, Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
@@ -16,6 +16,7 @@ from ninja import Field, NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.responses import Status
 from ninja.security import HttpBearer, django_auth
+from pydantic import Strict, StrictBool, StrictInt
 
 from pitchpass.core import SolverFailed
 from pitchpass.web import access, accounts, services, store
@@ -110,6 +111,9 @@ def list_requests(request: HttpRequest, match: str) -> list[dict[str, Any]]:
     return [store.request_json(row.key, r) for r in access.visible_requests(user, row)]
 
 
+# Counts are strict: JSON true or "2" is not a crew of 1 or 2 (pydantic would convert them).
+
+
 class RequestIn(Schema):
     """A request as in SCENARIO.md, without `match` (the path says it) and `submitted` (the
     server's clock says it); `by` only for admins (media submit for their own)."""
@@ -118,8 +122,8 @@ class RequestIn(Schema):
     by: str | None = None
     zone: str
     phases: list[str]
-    crew: int
-    cameras: int = 1
+    crew: StrictInt
+    cameras: StrictInt = 1
     consent: list[str] = Field(default_factory=list)
 
 
@@ -136,8 +140,8 @@ class RequestChange(Schema):
 
     zone: str | None = None
     phases: list[str] | None = None
-    crew: int | None = None
-    cameras: int | None = None
+    crew: StrictInt | None = None
+    cameras: StrictInt | None = None
     consent: list[str] | None = None
 
 
@@ -181,7 +185,7 @@ def revoke(request: HttpRequest, match: str, request_id: str, body: RevokeIn) ->
 
 
 class ConsentIn(Schema):
-    given: bool
+    given: StrictBool
 
 
 @api.post("/matches/{match}/requests/{request_id}/consent", summary="Give or refuse consent")
@@ -195,7 +199,7 @@ class IncidentIn(Schema):
 
     id: str | None = None
     zone: str
-    minute: float | None = None
+    minute: Annotated[float, Strict()] | None = None  # a number, not true or "3"
     at: str | None = None
     what: str | None = None
 
@@ -214,7 +218,8 @@ def coverage(request: HttpRequest, match: str) -> dict[str, Any]:
 class WhatIfIn(Schema):
     grant: list[str] = Field(default_factory=list)
     refuse: list[str] = Field(default_factory=list)
-    capacity: dict[str, int] = Field(default_factory=dict)  # "zone" or "zone@phase" -> places
+    # "zone" or "zone@phase" -> places
+    capacity: dict[str, StrictInt] = Field(default_factory=dict)
 
 
 @api.post("/matches/{match}/what-if", summary="What if: grant, refuse, change capacities")
