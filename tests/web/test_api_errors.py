@@ -111,3 +111,47 @@ def test_a_minute_may_be_a_fraction_and_a_change_of_crew_must_be_a_count(api) ->
         f"/api/matches/{MATCH}/requests/r24", {"crew": True}, content_type="application/json"
     )
     assert changed.status_code == 400 and changed.json()["path"] == "crew"
+
+
+def code_of(response: object) -> tuple[int, str]:
+    return response.status_code, response.json()["code"]  # type: ignore[attr-defined]
+
+
+def test_each_conflict_says_why_in_its_code(api) -> None:
+    body = {"id": "x", "zone": "mixed-zone", "phases": ["post-match"], "crew": 1}
+    assert post(api["bt"], "/requests", body).status_code == 201
+    assert code_of(post(api["bt"], "/requests", body)) == (409, "duplicate")
+    incident = {"id": "i", "zone": "tunnel", "minute": 1}
+    post(api["steward"], "/incidents", incident)
+    assert code_of(post(api["steward"], "/incidents", incident)) == (409, "duplicate")
+    assert code_of(post(api["officer"], "/publish")) == (409, "not-decided")
+    override = {"status": "granted", "reason": "x"}
+    assert code_of(post(api["officer"], "/requests/r24/override", override)) == (
+        409, "not-decided",
+    )  # fmt: skip
+    post(api["officer"], "/decide")
+    api["bt"].delete(f"/api/matches/{MATCH}/requests/bt-sport.x")
+    assert code_of(post(api["officer"], "/publish")) == (409, "stale-run")
+    post(api["officer"], "/decide")
+    post(api["officer"], "/publish")
+    refuse = {"status": "refused", "reason": "x"}
+    assert code_of(post(api["officer"], "/requests/r01/override", refuse)) == (409, "published")
+    assert code_of(api["admin"].delete(f"/api/matches/{MATCH}/requests/r01")) == (409, "published")
+    assert code_of(post(api["officer"], "/requests/r24/revoke", {"reason": "x"})) == (
+        409, "conflict",
+    )  # fmt: skip
+
+
+def test_after_the_deadline_the_code_says_so(api) -> None:
+    from test_workflow_api import future_derby
+
+    from pitchpass.web import store
+
+    document = future_derby()
+    document["matches"][0]["kickoff"] = "2020-01-01T15:00:00+00:00"
+    store.load(document)
+    body = {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1}
+    assert code_of(post(api["bt"], "/requests", body)) == (409, "deadline-passed")
+    assert code_of(api["bt"].delete(f"/api/matches/{MATCH}/requests/r02")) == (
+        409, "deadline-passed",
+    )  # fmt: skip

@@ -274,7 +274,7 @@ def test_a_run_made_before_a_change_cannot_be_published(api) -> None:
                  {"id": "r25", "zone": "tunnel", "phases": ["post-match"], "crew": 2})  # fmt: skip
     assert again.status_code == 201
     stale = post(api["officer"], "/publish")
-    assert stale.status_code == 409 and stale.json()["code"] == "conflict"
+    assert stale.status_code == 409 and stale.json()["code"] == "stale-run"
     assert not m.Request.objects.filter(match__key=MATCH, locked=True).exists()
     post(api["officer"], "/decide")
     assert post(api["officer"], "/publish").status_code == 200

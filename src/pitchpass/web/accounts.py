@@ -38,7 +38,7 @@ def do_add_user(username: str, role: str, org_key: str | None, password: str) ->
                 "org",
             )
     if User.objects.filter(username=username).exists():
-        raise ServiceError(ErrorCode.CONFLICT, f'user "{username}" exists already', "username")
+        raise ServiceError(ErrorCode.DUPLICATE, f'user "{username}" exists already', "username")
     with transaction.atomic():
         user = User.objects.create_user(username=username, password=password)
         user.is_staff = user.is_superuser = role == "admin"  # league admins use Django admin

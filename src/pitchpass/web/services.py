@@ -67,7 +67,7 @@ def _check_deadline(match: m.Match, now: datetime) -> None:
     deadline = _scenario(match).policy.deadline
     if now > match.kickoff - deadline:
         cutoff = (match.kickoff - deadline).isoformat(timespec="minutes")
-        raise ServiceError(ErrorCode.CONFLICT, f"requests closed at {cutoff}, the deadline")
+        raise ServiceError(ErrorCode.DEADLINE_PASSED, f"requests closed at {cutoff}, the deadline")
 
 
 def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: datetime) -> str:
@@ -84,7 +84,7 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
             )
         request_id = _check_id(_request_id(match, by, body.get("id"), admin))
         if match.requests.filter(key=request_id).exists():
-            raise ServiceError(ErrorCode.CONFLICT, f'request "{request_id}" exists already', "id")
+            raise ServiceError(ErrorCode.DUPLICATE, f'request "{request_id}" exists already', "id")
         entry = {k: body[k] for k in REQUEST_FIELDS if body.get(k) is not None}
         entry |= {"id": request_id, "match": match.key, "by": by, "submitted": now.isoformat()}
         _check_with_core(match, entry)
@@ -175,7 +175,7 @@ def do_withdraw_request(user: User, match_key: str, request_id: str, now: dateti
         who = access.profile(user)
         row = _own_request(user, match, request_id)
         if row.locked:
-            raise ServiceError(ErrorCode.CONFLICT, "a published grant is revoked, not withdrawn")
+            raise ServiceError(ErrorCode.PUBLISHED, "a published grant is revoked, not withdrawn")
         if who.role != "admin":
             _check_deadline(match, now)
         before = store.request_json(match.key, row)
@@ -210,7 +210,7 @@ def do_change_request(
             )
         row = _own_request(user, match, request_id)
         if row.locked:
-            raise ServiceError(ErrorCode.CONFLICT, "a published grant is revoked, not changed")
+            raise ServiceError(ErrorCode.PUBLISHED, "a published grant is revoked, not changed")
         if not admin:
             _check_deadline(match, now)
         before = store.request_json(match.key, row)
@@ -301,12 +301,12 @@ def do_override(
         match = _managed(user, match_key)
         run = match.runs.order_by("-number").first()
         if run is None:
-            raise ServiceError(ErrorCode.CONFLICT, "decide the match before overriding")
+            raise ServiceError(ErrorCode.NOT_DECIDED, "decide the match before overriding")
         row = match.requests.filter(key=request_id).first()
         if row is None:
             raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "request")
         if row.locked and status == "refused":
-            raise ServiceError(ErrorCode.CONFLICT, "a published grant is revoked, not overridden")
+            raise ServiceError(ErrorCode.PUBLISHED, "a published grant is revoked, not overridden")
         overrides = [o for o in run.overrides if o["request"] != request_id]
         overrides.append({"request": request_id, "status": status, "reason": reason})
         grants = tuple(o["request"] for o in overrides if o["status"] == "granted")
@@ -373,10 +373,10 @@ def do_publish(user: User, match_key: str) -> list[str]:
         match = _managed(user, match_key)
         run = match.runs.order_by("-number").first()
         if run is None:
-            raise ServiceError(ErrorCode.CONFLICT, "decide the match before publishing")
+            raise ServiceError(ErrorCode.NOT_DECIDED, "decide the match before publishing")
         if run.version != match.version:
             raise ServiceError(
-                ErrorCode.CONFLICT, "requests changed since the last decide: decide again"
+                ErrorCode.STALE_RUN, "requests changed since the last decide: decide again"
             )
         rows = match.requests.filter(decisions__run=run, decisions__status="granted", locked=False)
         newly = sorted(rows.values_list("key", flat=True))
@@ -443,7 +443,9 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
         taken = set(match.incidents.values_list("key", flat=True))
         incident_id = _check_id(str(body.get("id") or _free_id("incident-", taken)))
         if incident_id in taken:
-            raise ServiceError(ErrorCode.CONFLICT, f'incident "{incident_id}" exists already', "id")
+            raise ServiceError(
+                ErrorCode.DUPLICATE, f'incident "{incident_id}" exists already', "id"
+            )
         entry = {k: body[k] for k in INCIDENT_FIELDS if body.get(k) is not None}
         entry |= {"id": incident_id, "match": match.key}
         _check_entry(store.export(match.key), "incidents", entry)
