@@ -318,8 +318,16 @@ def do_override(
             raise ServiceError(ErrorCode.CONFLICT, invalid.problems[0].message) from None
         output = match_json(result.after[0])
         output["decisions"] = _with_refusals(result.before[0], output["decisions"], overrides)
+        before = next(
+            (
+                {"status": d["status"], "reasons": d["reasons"]}
+                for d in run.output["decisions"]
+                if d["request"] == request_id
+            ),
+            None,  # submitted since the run was made
+        )
         _save_run(match, user, output, overrides)
-        _audit(user, "override", match, request_id, None, {"status": status, "reason": reason})
+        _audit(user, "override", match, request_id, before, {"status": status, "reason": reason})
         return output
 
 
@@ -380,9 +388,17 @@ def do_publish(user: User, match_key: str) -> list[str]:
             )
         rows = match.requests.filter(decisions__run=run, decisions__status="granted", locked=False)
         newly = sorted(rows.values_list("key", flat=True))
+        already = sorted(match.requests.filter(locked=True).values_list("key", flat=True))
         m.Request.objects.filter(pk__in=[r.pk for r in rows]).update(locked=True)
         _changed(match)
-        _audit(user, "publish", match, f"run {run.number}", None, {"published": newly})
+        _audit(
+            user,
+            "publish",
+            match,
+            f"run {run.number}",
+            {"published": already},
+            {"published": sorted([*already, *newly]), "newly": newly},
+        )
         return newly
 
 
