@@ -19,7 +19,7 @@ from ninja.security import HttpBearer, django_auth
 from pydantic import Strict, StrictBool, StrictInt
 
 from pitchpass.core import SolverFailed
-from pitchpass.web import access, accounts, services, store
+from pitchpass.web import accounts, services
 from pitchpass.web.errors import ErrorCode, ServiceError
 
 
@@ -90,25 +90,12 @@ def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
 
 @api.get("/matches", summary="The matches this user may see")
 def list_matches(request: HttpRequest) -> list[dict[str, Any]]:
-    return [
-        {
-            "id": match.key,
-            "competition": match.competition.key,
-            "venue": match.venue.key,
-            "home": match.home.key,
-            "away": match.away.key,
-            "kickoff": match.kickoff.isoformat(),
-            "host": match.host.key if match.host else None,
-        }
-        for match in access.visible_matches(request.auth)  # type: ignore[attr-defined]
-    ]
+    return services.matches_for(request.auth)  # type: ignore[attr-defined]
 
 
 @api.get("/matches/{match}/requests", summary="Requests of a match (media: their own only)")
 def list_requests(request: HttpRequest, match: str) -> list[dict[str, Any]]:
-    user = request.auth  # type: ignore[attr-defined]
-    row = access.check_match(user, match)
-    return [store.request_json(row.key, r) for r in access.visible_requests(user, row)]
+    return services.requests_for(request.auth, match)  # type: ignore[attr-defined]
 
 
 # Counts are strict: JSON true or "2" is not a crew of 1 or 2 (pydantic would convert them).

@@ -1,4 +1,5 @@
-"""What users do to a match: submit and withdraw requests, decide. Each `do_*` runs in one
+"""What users see of and do to a match: the lists, submitting, changing and withdrawing
+requests, deciding, publishing. Each `do_*` runs in one
 transaction that first locks the match row (SELECT ... FOR UPDATE), so that two people
 acting on one match at once are serialised and no zone is ever over-booked.
 """
@@ -19,6 +20,28 @@ from pitchpass.web import models as m
 from pitchpass.web.errors import ErrorCode, ServiceError
 
 REQUEST_FIELDS = ("id", "zone", "phases", "crew", "cameras", "consent")
+
+
+def matches_for(user: User) -> list[dict[str, Any]]:
+    """The matches the user may see, in kick-off order."""
+    return [
+        {
+            "id": match.key,
+            "competition": match.competition.key,
+            "venue": match.venue.key,
+            "home": match.home.key,
+            "away": match.away.key,
+            "kickoff": match.kickoff.isoformat(),
+            "host": match.host.key if match.host else None,
+        }
+        for match in access.visible_matches(user)
+    ]
+
+
+def requests_for(user: User, match_key: str) -> list[dict[str, Any]]:
+    """The match's requests the user may see, in SCENARIO.md's shape."""
+    match = access.check_match(user, match_key)
+    return [store.request_json(match.key, r) for r in access.visible_requests(user, match)]
 
 
 def _locked(match: m.Match) -> m.Match:
