@@ -271,12 +271,13 @@ def _database() -> ModuleType:
     from pitchpass.web.setup import configure, migrate
 
     try:
-        configure()
+        configure()  # reads DATABASE_URL: a bad one is a ValueError from the settings
         migrate()
     except Exception as error:
+        from django.core.exceptions import ImproperlyConfigured
         from django.db import DatabaseError
 
-        if not isinstance(error, DatabaseError | OSError):
+        if not isinstance(error, DatabaseError | OSError | ValueError | ImproperlyConfigured):
             raise
         err.print(f"error the database cannot be used: {error}".strip(), soft_wrap=True)
         raise typer.Exit(EXIT_NOT_PROVEN) from None

@@ -59,6 +59,20 @@ def test_an_unreachable_database_is_one_plain_line(tmp_path: Path) -> None:
     assert "the database cannot be used" in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.parametrize(
+    "args", [("migrate",), ("load", str(SEED)), ("token", "create", "ed")], ids=lambda a: a[0]
+)
+def test_a_database_url_of_another_kind_is_one_plain_line(tmp_path: Path, args) -> None:
+    env = dict(os.environ, PITCHPASS_HOME=str(tmp_path), DATABASE_URL="mysql://db/x")
+    out = subprocess.run(
+        [sys.executable, "-m", "pitchpass", *args], capture_output=True, text=True, env=env
+    )
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines() == [
+        "error the database cannot be used: DATABASE_URL must start with postgres://, not mysql://"
+    ]
+
+
 def test_user_add_and_token_create(tmp_path: Path) -> None:
     assert pitchpass(tmp_path, "load", str(SEED)).returncode == 0
     added = pitchpass(tmp_path, "user", "add", "ed", "--role", "officer", "--org", "man-united")

@@ -1,7 +1,7 @@
-"""What users see of and do to a match: the lists, submitting, changing and withdrawing
-requests, deciding, publishing. Each `do_*` runs in one
-transaction that first locks the match row (SELECT ... FOR UPDATE), so that two people
-acting on one match at once are serialised and no zone is ever over-booked.
+"""What users see of a match and do to it: the lists; submitting, changing and withdrawing
+requests; deciding, overriding, publishing. Each `do_*` runs in one transaction that
+first locks the match row (SELECT ... FOR UPDATE), so that two people acting on one match
+at once are serialised and no zone is ever over-booked.
 """
 
 from __future__ import annotations
