@@ -154,11 +154,18 @@ def migrate() -> None:
 
 
 @app.command()
-def load(file: FileArg) -> None:
+def load(
+    file: FileArg,
+    replace: Annotated[
+        bool,
+        typer.Option("--replace", help="Overwrite changes made through the web app and API."),
+    ] = False,
+) -> None:
     """Import a scenario into the database (loading it again changes nothing).
 
     The file is the truth for what it names: a match's requests and incidents that the
-    file no longer lists are removed."""
+    file no longer lists are removed. A match changed through the web app or the API
+    since it was last loaded is left alone (exit code 2) unless --replace is given."""
     from pitchpass.files import read_document
 
     try:
@@ -167,9 +174,16 @@ def load(file: FileArg) -> None:
         _fail(invalid.problems, as_json=False, warn_of=file)
     store = _database()
     try:
-        loaded = store.load(document)
+        loaded = store.load(document, replace=replace)
     except ScenarioInvalid as invalid:
         _fail(invalid.problems, as_json=False, warn_of=file)
+    except store.LoadRefused as refused:
+        message = (
+            f"{file}: nothing loaded; changed through the web app since last loaded: "
+            f"{refused}. `pitchpass load --replace` overwrites those changes (the audit "
+            "trail keeps them)"
+        )
+        _fail([Problem("", message)], as_json=False)
     for warning in loaded.warnings:
         err.print(f"warning {warning}", soft_wrap=True)
     out.print(

@@ -39,6 +39,24 @@ def test_load_twice_then_export_decides_as_the_file(tmp_path: Path) -> None:
     assert (tmp_path / "pitchpass.sqlite3").is_file()
 
 
+def test_load_leaves_a_match_changed_through_the_web_app_unless_replacing(tmp_path: Path) -> None:
+    import sqlite3
+
+    assert pitchpass(tmp_path, "load", str(SEED)).returncode == 0
+    with sqlite3.connect(tmp_path / "pitchpass.sqlite3") as db:  # as the API's change leaves it
+        db.execute("UPDATE pitchpass_request SET crew = 1 WHERE key = 'r01'")
+        db.execute(
+            'INSERT INTO pitchpass_auditentry ("when", action, match_id, target) '
+            "SELECT datetime('now'), 'change', id, 'r01' FROM pitchpass_match"
+        )
+    refused = pitchpass(tmp_path, "load", str(SEED))
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "mun-mci-2017-12-10 (change)" in refused.stderr and "--replace" in refused.stderr
+    replaced = pitchpass(tmp_path, "load", "--replace", str(SEED))
+    assert replaced.returncode == 0, replaced.stderr
+    assert pitchpass(tmp_path, "load", str(SEED)).returncode == 0
+
+
 def test_bad_input_to_load_and_export(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text(SEED.read_text().replace("crew: 2", "crew: 0", 1))
