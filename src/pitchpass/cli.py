@@ -270,6 +270,30 @@ def token_create(
     sys.stdout.write(_web_call(lambda: do_create_token(username)) + "\n")
 
 
+@token_app.command("list")
+def token_list(
+    username: Annotated[str, typer.Argument(help="Whose tokens.", show_default=False)],
+) -> None:
+    """List a user's tokens: id and when made (the tokens themselves are not kept)."""
+    _database()
+    from pitchpass.web.accounts import tokens_of
+
+    for token in _web_call(lambda: tokens_of(username)):
+        out.print(f"{token.pk}  {token.created.isoformat(timespec='seconds')}")
+
+
+@token_app.command("revoke")
+def token_revoke(
+    token_id: Annotated[int, typer.Argument(help="The id `token list` shows.", show_default=False)],
+) -> None:
+    """Revoke a token: the API refuses it from now on."""
+    _database()
+    from pitchpass.web.accounts import do_revoke_token
+
+    _web_call(lambda: do_revoke_token(token_id))
+    out.print(f"revoked token {token_id}")
+
+
 def _web_call(work: Callable[[], _T]) -> _T:
     """Run a service call; its ServiceError is bad input, exit code 2."""
     from pitchpass.web.errors import ServiceError

@@ -91,7 +91,7 @@ def test_a_database_url_of_another_kind_is_one_plain_line(tmp_path: Path, args) 
     ]
 
 
-def test_user_add_and_token_create(tmp_path: Path) -> None:
+def test_user_add_and_tokens(tmp_path: Path) -> None:
     assert pitchpass(tmp_path, "load", str(SEED)).returncode == 0
     added = pitchpass(tmp_path, "user", "add", "ed", "--role", "officer", "--org", "man-united")
     assert added.returncode == 0 and "password: " in added.stdout
@@ -103,6 +103,16 @@ def test_user_add_and_token_create(tmp_path: Path) -> None:
     assert token.returncode == 0 and len(token.stdout.strip()) >= 40
     nobody = pitchpass(tmp_path, "token", "create", "nobody")
     assert nobody.returncode == 2 and 'unknown user "nobody"' in nobody.stderr
+    assert pitchpass(tmp_path, "token", "create", "ed").returncode == 0
+    listed = pitchpass(tmp_path, "token", "list", "ed")
+    assert listed.returncode == 0 and len(listed.stdout.splitlines()) == 2
+    first_id = listed.stdout.split()[0]
+    assert token.stdout.strip() not in listed.stdout
+    revoked = pitchpass(tmp_path, "token", "revoke", first_id)
+    assert revoked.returncode == 0 and f"revoked token {first_id}" in revoked.stdout
+    assert len(pitchpass(tmp_path, "token", "list", "ed").stdout.splitlines()) == 1
+    again = pitchpass(tmp_path, "token", "revoke", first_id)
+    assert again.returncode == 2 and f"no token {first_id}" in again.stderr
 
 
 def test_serve_answers_on_localhost(tmp_path: Path) -> None:
