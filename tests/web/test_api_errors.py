@@ -51,8 +51,13 @@ def test_a_solver_that_proves_nothing_is_503(api, monkeypatch) -> None:
 
 
 def test_a_stored_match_the_core_rejects_is_a_conflict(api) -> None:
-    m.Request.objects.filter(match__key=MATCH, key="r01").update(phases=["no-such-phase"])
+    broken = m.Request.objects.get(match__key=MATCH, key="r31")
+    assert broken.position == 30  # requests[30]: not a problem of requests[3]
+    m.Request.objects.filter(pk=broken.pk).update(phases=["no-such-phase"])
     for response in (
+        api["admin"].patch(
+            f"/api/matches/{MATCH}/requests/r04", {"crew": 1}, content_type="application/json"
+        ),
         post(api["officer"], "/decide"),
         api["bt"].get(f"/api/matches/{MATCH}/coverage"),
         post(api["bt"], "/requests", {"zone": "tunnel", "phases": ["post-match"], "crew": 1}),

@@ -179,15 +179,24 @@ def _check_entry(document: dict[str, Any], section: str, entry: dict[str, Any]) 
     the path."""
     entries = document[section]
     place = next((n for n, e in enumerate(entries) if e["id"] == entry["id"]), len(entries))
+    old = entries[place : place + 1]
     entries[place : place + 1] = [entry]
     _, problems, _ = check_document(document)
     if problems:
         prefix = f"{section}[{place}]"
-        own = [p for p in problems if p.path.startswith(prefix)]
+        own = [p for p in problems if _within(p.path, prefix)]
         if not own:
-            raise ServiceError(ErrorCode.CONFLICT, _stored_invalid(problems[0]))
+            entries[place : place + 1] = old
+            if check_document(document)[1]:  # the match as stored is at fault, not the entry
+                raise ServiceError(ErrorCode.CONFLICT, _stored_invalid(problems[0]))
+            own = problems
         path = own[0].path.removeprefix(prefix).lstrip(".")
         raise ServiceError(ErrorCode.INVALID, own[0].message, path)
+
+
+def _within(path: str, prefix: str) -> bool:
+    """Whether `path` is `prefix` or under it (`requests[3].zone`; not `requests[30]`)."""
+    return path == prefix or path.startswith((f"{prefix}.", f"{prefix}["))
 
 
 def do_withdraw_request(user: User, match_key: str, request_id: str, now: datetime) -> None:
