@@ -160,3 +160,16 @@ def test_after_the_deadline_the_code_says_so(api) -> None:
     assert code_of(api["bt"].delete(f"/api/matches/{MATCH}/requests/r02")) == (
         409, "deadline-passed",
     )  # fmt: skip
+
+
+def test_a_long_id_in_a_url_is_simply_not_found(api) -> None:
+    long_id = "r" * 150
+    for response in (
+        api["admin"].delete(f"/api/matches/{MATCH}/requests/{long_id}"),
+        api["admin"].patch(
+            f"/api/matches/{MATCH}/requests/{long_id}", {"crew": 1}, content_type="application/json"
+        ),
+        post(api["admin"], f"/requests/{long_id}/consent", {"given": True}),
+        api["admin"].get(f"/api/matches/{'m' * 150}/requests"),
+    ):
+        assert code_of(response) == (404, "not-found")
