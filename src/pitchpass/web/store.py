@@ -9,7 +9,7 @@ exported file and what the web shows are the same by construction.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from django.db import transaction
@@ -50,6 +50,9 @@ def load(document: dict[str, Any], replace: bool = False) -> Loaded:
     scenario, problems, warnings = check_document(document)
     if scenario is None:
         raise ScenarioInvalid(problems)
+    outside = _outside_the_calendar(document)
+    if outside:
+        raise ScenarioInvalid(outside)
     try:
         with transaction.atomic():
             keys = sorted(match.id for match in scenario.matches)
@@ -99,6 +102,22 @@ def _write(document: dict[str, Any], scenario: Scenario) -> None:
         venue = venues[venue_id]
         venue.cameras.exclude(pk__in=camera_pks).delete()
         venue.zones.exclude(key__in=zone_keys).delete()
+
+
+def _outside_the_calendar(document: dict[str, Any]) -> list[Problem]:
+    """Times the database cannot keep: in UTC before year 1 or after 9999 (Python's range)."""
+    found = []
+    for section, field in (("matches", "kickoff"), ("requests", "submitted"), ("incidents", "at")):
+        for n, raw in enumerate(document.get(section) or []):
+            try:
+                instant = moment(raw.get(field))
+                if instant is not None:
+                    instant.astimezone(UTC)
+            except OverflowError:
+                found.append(Problem(f"{section}[{n}].{field}", "outside the calendar"))
+            except ValueError:
+                pass  # written in another way the core accepts: it is not a date too far out
+    return found
 
 
 def _record(scenario: Scenario, before: dict[str, dict[str, Any]], replace: bool) -> None:
