@@ -182,11 +182,18 @@ def migrate() -> None:
 
 
 @app.command()
-def load(file: FileArg) -> None:
+def load(
+    file: FileArg,
+    replace: Annotated[
+        bool,
+        typer.Option("--replace", help="Overwrite changes made through the web app and API."),
+    ] = False,
+) -> None:
     """Import a scenario into the database (loading it again changes nothing).
 
     The file is the truth for what it names: a match's requests and incidents that the
-    file no longer lists are removed."""
+    file no longer lists are removed. A match changed through the web app or the API
+    since it was last loaded is left alone (exit code 2) unless --replace is given."""
     from pitchpass.files import read_document
 
     try:
@@ -195,9 +202,16 @@ def load(file: FileArg) -> None:
         _fail(invalid.problems, as_json=False, warn_of=file)
     store = _database()
     try:
-        loaded = store.load(document)
+        loaded = store.load(document, replace=replace)
     except ScenarioInvalid as invalid:
         _fail(invalid.problems, as_json=False, warn_of=file)
+    except store.LoadRefused as refused:
+        message = (
+            f"{file}: nothing loaded; changed through the web app since last loaded: "
+            f"{refused}. `pitchpass load --replace` overwrites those changes (the audit "
+            "trail keeps them)"
+        )
+        _fail([Problem("", message)], as_json=False)
     for warning in loaded.warnings:
         err.print(f"warning {warning}", soft_wrap=True)
     out.print(
@@ -301,6 +315,30 @@ def token_create(
     sys.stdout.write(_web_call(lambda: do_create_token(username)) + "\n")
 
 
+@token_app.command("list")
+def token_list(
+    username: Annotated[str, typer.Argument(help="Whose tokens.", show_default=False)],
+) -> None:
+    """List a user's tokens: id and when made (the tokens themselves are not kept)."""
+    _database()
+    from pitchpass.web.accounts import tokens_of
+
+    for token in _web_call(lambda: tokens_of(username)):
+        out.print(f"{token.pk}  {token.created.isoformat(timespec='seconds')}")
+
+
+@token_app.command("revoke")
+def token_revoke(
+    token_id: Annotated[int, typer.Argument(help="The id `token list` shows.", show_default=False)],
+) -> None:
+    """Revoke a token: the API refuses it from now on."""
+    _database()
+    from pitchpass.web.accounts import do_revoke_token
+
+    _web_call(lambda: do_revoke_token(token_id))
+    out.print(f"revoked token {token_id}")
+
+
 def _web_call(work: Callable[[], _T]) -> _T:
     """Run a service call; its ServiceError is bad input, exit code 2."""
     from pitchpass.web.errors import ServiceError
@@ -316,12 +354,13 @@ def _database() -> ModuleType:
     from pitchpass.web.setup import configure, migrate
 
     try:
-        configure()
+        configure()  # reads DATABASE_URL: a bad one is a ValueError from the settings
         migrate()
     except Exception as error:
+        from django.core.exceptions import ImproperlyConfigured
         from django.db import DatabaseError
 
-        if not isinstance(error, DatabaseError | OSError):
+        if not isinstance(error, DatabaseError | OSError | ValueError | ImproperlyConfigured):
             raise
         err.print(f"error the database cannot be used: {error}".strip(), soft_wrap=True)
         raise typer.Exit(EXIT_NOT_PROVEN) from None

@@ -64,7 +64,7 @@ MATRIX = [
     (None, f"/matches/{DERBY}/requests", 401, "unauthenticated"),
     ("admin", f"/matches/{DERBY}/requests", 200, 37),
     ("home-officer", f"/matches/{DERBY}/requests", 200, 37),
-    ("away-officer", f"/matches/{DERBY}/requests", 200, 0),  # City asked for nothing itself
+    ("away-officer", f"/matches/{DERBY}/requests", 200, 1),  # r24, in City's dressing room
     ("documentary", f"/matches/{DERBY}/requests", 200, 2),
     ("bt", f"/matches/{DERBY}/requests", 200, 2),
     ("steward", f"/matches/{DERBY}/requests", 403, "forbidden"),
@@ -90,6 +90,11 @@ def test_media_see_only_their_own_organisations_requests(tokens) -> None:
     assert list(body[0])[:8] == [
         "id", "match", "by", "zone", "phases", "crew", "cameras", "submitted",
     ]  # fmt: skip
+
+
+def test_the_away_officer_sees_the_requests_in_its_dressing_room(tokens) -> None:
+    _, body = get(tokens, "away-officer", f"/matches/{DERBY}/requests")
+    assert [(r["id"], r["zone"]) for r in body] == [("r24", "away-dressing-room")]
 
 
 def test_a_hidden_match_and_an_absent_one_look_the_same(tokens) -> None:

@@ -39,6 +39,24 @@ def test_load_twice_then_export_decides_as_the_file(tmp_path: Path) -> None:
     assert (tmp_path / "pitchpass.sqlite3").is_file()
 
 
+def test_load_leaves_a_match_changed_through_the_web_app_unless_replacing(tmp_path: Path) -> None:
+    import sqlite3
+
+    assert pitchpass(tmp_path, "load", str(SEED)).returncode == 0
+    with sqlite3.connect(tmp_path / "pitchpass.sqlite3") as db:  # as the API's change leaves it
+        db.execute("UPDATE pitchpass_request SET crew = 1 WHERE key = 'r01'")
+        db.execute(
+            'INSERT INTO pitchpass_auditentry ("when", action, match_id, target) '
+            "SELECT datetime('now'), 'change', id, 'r01' FROM pitchpass_match"
+        )
+    refused = pitchpass(tmp_path, "load", str(SEED))
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "mun-mci-2017-12-10 (change)" in refused.stderr and "--replace" in refused.stderr
+    replaced = pitchpass(tmp_path, "load", "--replace", str(SEED))
+    assert replaced.returncode == 0, replaced.stderr
+    assert pitchpass(tmp_path, "load", str(SEED)).returncode == 0
+
+
 def test_bad_input_to_load_and_export(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text(SEED.read_text().replace("crew: 2", "crew: 0", 1))
@@ -59,7 +77,21 @@ def test_an_unreachable_database_is_one_plain_line(tmp_path: Path) -> None:
     assert "the database cannot be used" in out.stderr and "Traceback" not in out.stderr
 
 
-def test_user_add_and_token_create(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "args", [("migrate",), ("load", str(SEED)), ("token", "create", "ed")], ids=lambda a: a[0]
+)
+def test_a_database_url_of_another_kind_is_one_plain_line(tmp_path: Path, args) -> None:
+    env = dict(os.environ, PITCHPASS_HOME=str(tmp_path), DATABASE_URL="mysql://db/x")
+    out = subprocess.run(
+        [sys.executable, "-m", "pitchpass", *args], capture_output=True, text=True, env=env
+    )
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines() == [
+        "error the database cannot be used: DATABASE_URL must start with postgres://, not mysql://"
+    ]
+
+
+def test_user_add_and_tokens(tmp_path: Path) -> None:
     assert pitchpass(tmp_path, "load", str(SEED)).returncode == 0
     added = pitchpass(tmp_path, "user", "add", "ed", "--role", "officer", "--org", "man-united")
     assert added.returncode == 0 and "password: " in added.stdout
@@ -71,6 +103,16 @@ def test_user_add_and_token_create(tmp_path: Path) -> None:
     assert token.returncode == 0 and len(token.stdout.strip()) >= 40
     nobody = pitchpass(tmp_path, "token", "create", "nobody")
     assert nobody.returncode == 2 and 'unknown user "nobody"' in nobody.stderr
+    assert pitchpass(tmp_path, "token", "create", "ed").returncode == 0
+    listed = pitchpass(tmp_path, "token", "list", "ed")
+    assert listed.returncode == 0 and len(listed.stdout.splitlines()) == 2
+    first_id = listed.stdout.split()[0]
+    assert token.stdout.strip() not in listed.stdout
+    revoked = pitchpass(tmp_path, "token", "revoke", first_id)
+    assert revoked.returncode == 0 and f"revoked token {first_id}" in revoked.stdout
+    assert len(pitchpass(tmp_path, "token", "list", "ed").stdout.splitlines()) == 1
+    again = pitchpass(tmp_path, "token", "revoke", first_id)
+    assert again.returncode == 2 and f"no token {first_id}" in again.stderr
 
 
 def test_serve_answers_on_localhost(tmp_path: Path) -> None:

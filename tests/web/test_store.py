@@ -68,3 +68,14 @@ def _primary_keys() -> dict:
 def _models() -> list:
     return [m.Organisation, m.Competition, m.Tier, m.Phase, m.Venue, m.Zone, m.Camera,
             m.Match, m.Request, m.Incident]  # fmt: skip
+
+
+def test_a_time_the_database_cannot_keep_is_a_problem_not_a_crash() -> None:
+    doc = document(next(p for p in SCENARIOS if p.name == "manchester-derby-2017.yaml"))
+    doc["incidents"][0].pop("minute", None)
+    doc["incidents"][0]["at"] = "0001-01-01T00:30:00+01:00"
+    doc["requests"][1]["submitted"] = "9999-12-31T23:30:00-01:00"
+    with pytest.raises(ScenarioInvalid) as invalid:
+        store.load(doc)
+    assert [p.path for p in invalid.value.problems] == ["requests[1].submitted", "incidents[0].at"]
+    assert m.Match.objects.count() == 0

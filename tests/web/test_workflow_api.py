@@ -166,8 +166,18 @@ def test_only_the_occupant_club_consents_to_its_dressing_room(api) -> None:
     r24 = next(d for d in decided["decisions"] if d["request"] == "r24")
     assert "no-consent" in {r["code"] for r in r24["reasons"]}
     assert post(api["away"], "/requests/r24/consent", {"given": True}).status_code == 200
-    assert post(api["away"], "/requests/r01/consent", {"given": True}).status_code == 409
+    assert post(api["admin"], "/requests/r01/consent", {"given": True}).status_code == 409
     assert post(api["bt"], "/requests/r24/consent", {"given": True}).status_code == 404
+
+
+def test_consent_to_a_request_one_may_not_see_is_not_found_like_an_absent_one(api) -> None:
+    for who, request_id in [("away", "r01"), ("away", "r26"), ("bt", "r24"), ("away", "r99")]:
+        response = post(api[who], f"/requests/{request_id}/consent", {"given": True})
+        assert (response.status_code, response.json()["code"]) == (404, "not-found"), request_id
+    assert post(api["docs"], "/requests/r24/consent", {"given": False}).status_code == 403
+    assert not m.AuditEntry.objects.filter(action="consent").exists()
+    seen = api["away"].get(f"/api/matches/{MATCH}/requests").json()
+    assert [r["id"] for r in seen] == ["r24"]
 
 
 def test_stewards_log_incidents_and_everyone_sees_who_caught_them(api) -> None:
@@ -264,7 +274,7 @@ def test_a_run_made_before_a_change_cannot_be_published(api) -> None:
                  {"id": "r25", "zone": "tunnel", "phases": ["post-match"], "crew": 2})  # fmt: skip
     assert again.status_code == 201
     stale = post(api["officer"], "/publish")
-    assert stale.status_code == 409 and stale.json()["code"] == "conflict"
+    assert stale.status_code == 409 and stale.json()["code"] == "stale-run"
     assert not m.Request.objects.filter(match__key=MATCH, locked=True).exists()
     post(api["officer"], "/decide")
     assert post(api["officer"], "/publish").status_code == 200

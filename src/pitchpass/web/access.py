@@ -43,11 +43,24 @@ def manages(user: User, match: m.Match) -> bool:
 
 def visible_requests(user: User, match: m.Match) -> QuerySet[m.Request]:
     """All of the match's requests for those who manage it; an organisation's own for its
-    members; nothing for stewards (they see coverage, not requests)."""
+    members, and for a club's officer also those in the zones its club occupies (its
+    dressing room, where it consents); stewards are refused (they see coverage)."""
+    if profile(user).role == "steward":
+        raise ServiceError(ErrorCode.FORBIDDEN, "stewards do not see requests")
+    return seen_requests(user, match)
+
+
+def seen_requests(user: User, match: m.Match) -> QuerySet[m.Request]:
+    """The requests of `visible_requests`, none for a steward."""
     who = profile(user)
     requests = match.requests.select_related("by", "zone").prefetch_related("consent")
     if manages(user, match):
         return requests
-    if who.role == "steward":
-        raise ServiceError(ErrorCode.FORBIDDEN, "stewards do not see requests")
-    return requests.filter(by=who.organisation)
+    if who.role == "steward" or who.organisation is None:
+        return requests.none()
+    mine = Q(by=who.organisation)
+    if who.role == "officer":
+        for side, club in (("home", match.home_id), ("away", match.away_id)):
+            if club == who.organisation_id:
+                mine |= Q(zone__occupant=side)
+    return requests.filter(mine)

@@ -1,4 +1,4 @@
-"""Users, their roles and their API tokens (the CLI's `user add` and `token create`)."""
+"""Users, their roles and their API tokens (the CLI's `user add` and `token ...`)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def do_add_user(username: str, role: str, org_key: str | None, password: str) ->
                 "org",
             )
     if User.objects.filter(username=username).exists():
-        raise ServiceError(ErrorCode.CONFLICT, f'user "{username}" exists already', "username")
+        raise ServiceError(ErrorCode.DUPLICATE, f'user "{username}" exists already', "username")
     with transaction.atomic():
         user = User.objects.create_user(username=username, password=password)
         user.is_staff = user.is_superuser = role == "admin"  # league admins use Django admin
@@ -55,6 +55,21 @@ def do_create_token(username: str) -> str:
     token = secrets.token_urlsafe(32)
     m.ApiToken.objects.create(user=user, digest=digest(token))
     return token
+
+
+def tokens_of(username: str) -> list[m.ApiToken]:
+    """The user's tokens, oldest first (only their ids and times: the tokens are not kept)."""
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        raise ServiceError(ErrorCode.NOT_FOUND, f'unknown user "{username}"', "username")
+    return list(user.api_tokens.order_by("created", "pk"))
+
+
+def do_revoke_token(token_id: int) -> None:
+    """Delete a token: requests bearing it are refused (401) from now on."""
+    deleted, _ = m.ApiToken.objects.filter(pk=token_id).delete()
+    if not deleted:
+        raise ServiceError(ErrorCode.NOT_FOUND, f"no token {token_id}", "token_id")
 
 
 def user_for_token(token: str) -> User | None:

@@ -7,7 +7,8 @@ OpenAPI at /api/openapi.json, docs at /api/docs. Auth: `Authorization: Bearer <t
 
 from __future__ import annotations
 
-from typing import Any
+import logging
+from typing import Annotated, Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
@@ -15,8 +16,10 @@ from ninja import Field, NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.responses import Status
 from ninja.security import HttpBearer, django_auth
+from pydantic import Strict, StrictBool, StrictInt
 
-from pitchpass.web import access, accounts, services, store
+from pitchpass.core import SolverFailed
+from pitchpass.web import accounts, services
 from pitchpass.web.errors import ErrorCode, ServiceError
 
 
@@ -24,6 +27,8 @@ class BearerToken(HttpBearer):
     def authenticate(self, request: HttpRequest, token: str) -> Any:
         return accounts.user_for_token(token)
 
+
+log = logging.getLogger(__name__)
 
 api = NinjaAPI(
     title="pitchpass",
@@ -41,6 +46,19 @@ def _error(request: HttpRequest, error: ServiceError) -> HttpResponse:
 @api.exception_handler(ServiceError)
 def service_error(request: HttpRequest, exc: ServiceError) -> HttpResponse:
     return _error(request, exc)
+
+
+@api.exception_handler(SolverFailed)
+def solver_failed(request: HttpRequest, exc: SolverFailed) -> HttpResponse:
+    return _error(request, ServiceError(ErrorCode.SOLVER_FAILED, str(exc)))
+
+
+@api.exception_handler(Exception)
+def internal(request: HttpRequest, exc: Exception) -> HttpResponse:
+    """Anything unforeseen: logged with its traceback, answered in the one error shape."""
+    log.error("%s %s failed", request.method, request.path, exc_info=exc)
+    message = "the server failed to answer; the fault is logged"
+    return _error(request, ServiceError(ErrorCode.INTERNAL, message))
 
 
 @api.exception_handler(AuthenticationError)
@@ -72,25 +90,15 @@ def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
 
 @api.get("/matches", summary="The matches this user may see")
 def list_matches(request: HttpRequest) -> list[dict[str, Any]]:
-    return [
-        {
-            "id": match.key,
-            "competition": match.competition.key,
-            "venue": match.venue.key,
-            "home": match.home.key,
-            "away": match.away.key,
-            "kickoff": match.kickoff.isoformat(),
-            "host": match.host.key if match.host else None,
-        }
-        for match in access.visible_matches(request.auth)  # type: ignore[attr-defined]
-    ]
+    return services.matches_for(request.auth)  # type: ignore[attr-defined]
 
 
 @api.get("/matches/{match}/requests", summary="Requests of a match (media: their own only)")
 def list_requests(request: HttpRequest, match: str) -> list[dict[str, Any]]:
-    user = request.auth  # type: ignore[attr-defined]
-    row = access.check_match(user, match)
-    return [store.request_json(row.key, r) for r in access.visible_requests(user, row)]
+    return services.requests_for(request.auth, match)  # type: ignore[attr-defined]
+
+
+# Counts are strict: JSON true or "2" is not a crew of 1 or 2 (pydantic would convert them).
 
 
 class RequestIn(Schema):
@@ -101,8 +109,8 @@ class RequestIn(Schema):
     by: str | None = None
     zone: str
     phases: list[str]
-    crew: int
-    cameras: int = 1
+    crew: StrictInt
+    cameras: StrictInt = 1
     consent: list[str] = Field(default_factory=list)
 
 
@@ -111,6 +119,25 @@ def submit_request(request: HttpRequest, match: str, body: RequestIn) -> Status[
     user = request.auth  # type: ignore[attr-defined]
     new_id = services.do_submit_request(user, match, body.dict(), timezone.now())
     return Status(201, {"id": new_id})
+
+
+class RequestChange(Schema):
+    """The fields of a request to change; those left out stay as they are (`consent`:
+    admins only)."""
+
+    zone: str | None = None
+    phases: list[str] | None = None
+    crew: StrictInt | None = None
+    cameras: StrictInt | None = None
+    consent: list[str] | None = None
+
+
+@api.patch("/matches/{match}/requests/{request_id}", summary="Change a request")
+def change_request(
+    request: HttpRequest, match: str, request_id: str, body: RequestChange
+) -> dict[str, Any]:
+    user = request.auth  # type: ignore[attr-defined]
+    return services.do_change_request(user, match, request_id, body.dict(), timezone.now())
 
 
 @api.delete("/matches/{match}/requests/{request_id}", response={204: None}, summary="Withdraw")
@@ -145,7 +172,7 @@ def revoke(request: HttpRequest, match: str, request_id: str, body: RevokeIn) ->
 
 
 class ConsentIn(Schema):
-    given: bool
+    given: StrictBool
 
 
 @api.post("/matches/{match}/requests/{request_id}/consent", summary="Give or refuse consent")
@@ -159,7 +186,7 @@ class IncidentIn(Schema):
 
     id: str | None = None
     zone: str
-    minute: float | None = None
+    minute: Annotated[float, Strict()] | None = None  # a number, not true or "3"
     at: str | None = None
     what: str | None = None
 
@@ -178,7 +205,8 @@ def coverage(request: HttpRequest, match: str) -> dict[str, Any]:
 class WhatIfIn(Schema):
     grant: list[str] = Field(default_factory=list)
     refuse: list[str] = Field(default_factory=list)
-    capacity: dict[str, int] = Field(default_factory=dict)  # "zone" or "zone@phase" -> places
+    # "zone" or "zone@phase" -> places
+    capacity: dict[str, StrictInt] = Field(default_factory=dict)
 
 
 @api.post("/matches/{match}/what-if", summary="What if: grant, refuse, change capacities")

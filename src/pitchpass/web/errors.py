@@ -14,7 +14,14 @@ class ErrorCode(StrEnum):
     UNAUTHENTICATED = "unauthenticated"  # 401
     FORBIDDEN = "forbidden"  # 403: signed in, but not allowed
     NOT_FOUND = "not-found"  # 404: absent, or not visible to this user
-    CONFLICT = "conflict"  # 409: the state does not allow it (deadline passed, published)
+    CONFLICT = "conflict"  # 409: the state does not allow it (and none of the below says why)
+    DEADLINE_PASSED = "deadline-passed"  # 409: requests closed at kick-off minus the deadline
+    DUPLICATE = "duplicate"  # 409: the id (or username) is taken already
+    NOT_DECIDED = "not-decided"  # 409: decide the match first
+    PUBLISHED = "published"  # 409: a published grant is revoked, not changed or withdrawn
+    STALE_RUN = "stale-run"  # 409: requests changed since the run was made; decide again
+    INTERNAL = "internal"  # 500: a fault of the server (logged)
+    SOLVER_FAILED = "solver-failed"  # 503: the solver did not prove its answer in time
 
 
 STATUS = {
@@ -23,6 +30,13 @@ STATUS = {
     ErrorCode.FORBIDDEN: 403,
     ErrorCode.NOT_FOUND: 404,
     ErrorCode.CONFLICT: 409,
+    ErrorCode.DEADLINE_PASSED: 409,
+    ErrorCode.DUPLICATE: 409,
+    ErrorCode.NOT_DECIDED: 409,
+    ErrorCode.PUBLISHED: 409,
+    ErrorCode.STALE_RUN: 409,
+    ErrorCode.INTERNAL: 500,
+    ErrorCode.SOLVER_FAILED: 503,
 }
 
 

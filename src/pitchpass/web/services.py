@@ -1,24 +1,47 @@
-"""What users do to a match: submit and withdraw requests, decide. Each `do_*` runs in one
-transaction that first locks the match row (SELECT ... FOR UPDATE), so that two people
-acting on one match at once are serialised and no zone is ever over-booked.
+"""What users see of a match and do to it: the lists; submitting, changing and withdrawing
+requests; deciding, overriding, publishing. Each `do_*` runs in one transaction that
+first locks the match row (SELECT ... FOR UPDATE), so that two people acting on one match
+at once are serialised and no zone is ever over-booked.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 
-from pitchpass.core import check_document, decide_match
+from pitchpass.core import Scenario, ScenarioInvalid, check_document, decide_match
 from pitchpass.core.report import match_json
 from pitchpass.web import access, store
 from pitchpass.web import models as m
 from pitchpass.web.errors import ErrorCode, ServiceError
 
 REQUEST_FIELDS = ("id", "zone", "phases", "crew", "cameras", "consent")
+
+
+def matches_for(user: User) -> list[dict[str, Any]]:
+    """The matches the user may see, in kick-off order."""
+    return [
+        {
+            "id": match.key,
+            "competition": match.competition.key,
+            "venue": match.venue.key,
+            "home": match.home.key,
+            "away": match.away.key,
+            "kickoff": match.kickoff.isoformat(),
+            "host": match.host.key if match.host else None,
+        }
+        for match in access.visible_matches(user)
+    ]
+
+
+def requests_for(user: User, match_key: str) -> list[dict[str, Any]]:
+    """The match's requests the user may see, in SCENARIO.md's shape."""
+    match = access.check_match(user, match_key)
+    return [store.request_json(match.key, r) for r in access.visible_requests(user, match)]
 
 
 def _locked(match: m.Match) -> m.Match:
@@ -37,11 +60,37 @@ def _audit(user: User, action: str, match: m.Match, target: str, before: Any, af
     )
 
 
+def _scenario(match: m.Match) -> Scenario:
+    """The core's scenario of the stored match; rows edited into nonsense are a conflict."""
+    try:
+        return store.scenario_of(match.key)
+    except ScenarioInvalid as invalid:
+        raise ServiceError(ErrorCode.CONFLICT, _stored_invalid(invalid.problems[0])) from None
+
+
+def _stored_invalid(problem: Any) -> str:
+    return f"the match as stored is not a valid scenario ({problem}); load its file again"
+
+
+ID_LENGTH = 100  # the models' max_length for keys
+
+
+def _check_id(value: str) -> str:
+    """An id that can be stored and addressed in a URL."""
+    if len(value) > ID_LENGTH:
+        raise ServiceError(ErrorCode.INVALID, f"an id has at most {ID_LENGTH} characters", "id")
+    if "/" in value:
+        raise ServiceError(
+            ErrorCode.INVALID, 'an id cannot hold "/" (URLs could not name it)', "id"
+        )
+    return value
+
+
 def _check_deadline(match: m.Match, now: datetime) -> None:
-    deadline = store.scenario_of(match.key).policy.deadline
+    deadline = _scenario(match).policy.deadline
     if now > match.kickoff - deadline:
         cutoff = (match.kickoff - deadline).isoformat(timespec="minutes")
-        raise ServiceError(ErrorCode.CONFLICT, f"requests closed at {cutoff}, the deadline")
+        raise ServiceError(ErrorCode.DEADLINE_PASSED, f"requests closed at {cutoff}, the deadline")
 
 
 def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: datetime) -> str:
@@ -56,9 +105,9 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
             raise ServiceError(
                 ErrorCode.FORBIDDEN, "consent is given by the occupant club's officer", "consent"
             )
-        request_id = _request_id(match, by, body.get("id"), admin)
+        request_id = _check_id(_request_id(match, by, body.get("id"), admin))
         if match.requests.filter(key=request_id).exists():
-            raise ServiceError(ErrorCode.CONFLICT, f'request "{request_id}" exists already', "id")
+            raise ServiceError(ErrorCode.DUPLICATE, f'request "{request_id}" exists already', "id")
         entry = {k: body[k] for k in REQUEST_FIELDS if body.get(k) is not None}
         entry |= {"id": request_id, "match": match.key, "by": by, "submitted": now.isoformat()}
         _check_with_core(match, entry)
@@ -102,7 +151,12 @@ def _request_id(match: m.Match, by: str, wanted: Any, admin: bool) -> str:
     if wanted:
         return prefix + str(wanted)
     taken = set(match.requests.filter(key__startswith=prefix).values_list("key", flat=True))
-    number = len(taken) + 1
+    return _free_id(prefix, taken)
+
+
+def _free_id(prefix: str, taken: set[str]) -> str:
+    """The prefix and the first number that makes an id not taken yet."""
+    number = 1
     while f"{prefix}{number}" in taken:
         number += 1
     return f"{prefix}{number}"
@@ -120,15 +174,29 @@ def _check_with_core(match: m.Match, entry: dict[str, Any]) -> None:
 
 
 def _check_entry(document: dict[str, Any], section: str, entry: dict[str, Any]) -> None:
-    """Append `entry` to `section` and let the core validate the whole; a problem of the
-    new entry comes back with its own field as the path."""
-    document[section].append(entry)
+    """Put `entry` in `section` (in the place of the entry with its id, else last) and let
+    the core validate the whole; a problem of the entry comes back with its own field as
+    the path."""
+    entries = document[section]
+    place = next((n for n, e in enumerate(entries) if e["id"] == entry["id"]), len(entries))
+    old = entries[place : place + 1]
+    entries[place : place + 1] = [entry]
     _, problems, _ = check_document(document)
     if problems:
-        prefix = f"{section}[{len(document[section]) - 1}]"
-        own = [p for p in problems if p.path.startswith(prefix)] or problems
+        prefix = f"{section}[{place}]"
+        own = [p for p in problems if _within(p.path, prefix)]
+        if not own:
+            entries[place : place + 1] = old
+            if check_document(document)[1]:  # the match as stored is at fault, not the entry
+                raise ServiceError(ErrorCode.CONFLICT, _stored_invalid(problems[0]))
+            own = problems
         path = own[0].path.removeprefix(prefix).lstrip(".")
         raise ServiceError(ErrorCode.INVALID, own[0].message, path)
+
+
+def _within(path: str, prefix: str) -> bool:
+    """Whether `path` is `prefix` or under it (`requests[3].zone`; not `requests[30]`)."""
+    return path == prefix or path.startswith((f"{prefix}.", f"{prefix}["))
 
 
 def do_withdraw_request(user: User, match_key: str, request_id: str, now: datetime) -> None:
@@ -137,14 +205,9 @@ def do_withdraw_request(user: User, match_key: str, request_id: str, now: dateti
     with transaction.atomic():
         match = _locked(access.check_match(user, match_key))
         who = access.profile(user)
-        rows = match.requests.filter(key=request_id)
-        if who.role != "admin":
-            rows = rows.filter(by=who.organisation)
-        row = rows.first()
-        if row is None:
-            raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "id")
+        row = _own_request(user, match, request_id)
         if row.locked:
-            raise ServiceError(ErrorCode.CONFLICT, "a published grant is revoked, not withdrawn")
+            raise ServiceError(ErrorCode.PUBLISHED, "a published grant is revoked, not withdrawn")
         if who.role != "admin":
             _check_deadline(match, now)
         before = store.request_json(match.key, row)
@@ -153,11 +216,72 @@ def do_withdraw_request(user: User, match_key: str, request_id: str, now: dateti
         _audit(user, "withdraw", match, request_id, before, None)
 
 
+CHANGE_FIELDS = ("zone", "phases", "crew", "cameras", "consent")
+
+
+def do_change_request(
+    user: User, match_key: str, request_id: str, body: dict[str, Any], now: datetime
+) -> dict[str, Any]:
+    """Change a request's zone, phases, crew or cameras (admin: also consent) before the
+    deadline (admins after it too, as for withdrawing). The changed request replaces the
+    old one and counts as submitted now: a change never keeps an earlier place in the
+    first-come order. A change of zone drops the consent given for the old zone. Locks
+    the match; another organisation's request is "not found", as if absent."""
+    changes = {k: body[k] for k in CHANGE_FIELDS if body.get(k) is not None}
+    if not changes:
+        raise ServiceError(ErrorCode.INVALID, f"change one of {', '.join(CHANGE_FIELDS)}")
+    with transaction.atomic():
+        match = _locked(access.check_match(user, match_key))
+        who = access.profile(user)
+        admin = who.role == "admin"
+        if not admin and who.role != "media":
+            raise ServiceError(ErrorCode.FORBIDDEN, "media users change their own requests")
+        if "consent" in changes and not admin:
+            raise ServiceError(
+                ErrorCode.FORBIDDEN, "consent is given by the occupant club's officer", "consent"
+            )
+        row = _own_request(user, match, request_id)
+        if row.locked:
+            raise ServiceError(ErrorCode.PUBLISHED, "a published grant is revoked, not changed")
+        if not admin:
+            _check_deadline(match, now)
+        before = store.request_json(match.key, row)
+        entry = {k: v for k, v in before.items() if k != "locked"} | changes
+        entry["submitted"] = now.isoformat()
+        if entry["zone"] != before["zone"] and "consent" not in changes:
+            entry.pop("consent", None)
+        _check_with_core(match, entry)
+        row.zone = match.venue.zones.get(key=entry["zone"])
+        row.phases = list(entry["phases"])
+        row.crew = entry["crew"]
+        row.cameras = entry["cameras"]
+        row.submitted = now
+        row.submitted_offset = 0
+        row.save()
+        row.consent.set(m.Organisation.objects.filter(key__in=entry.get("consent", [])))
+        after = store.request_json(match.key, row)
+        _changed(match)
+        _audit(user, "change", match, request_id, before, after)
+        return after
+
+
+def _own_request(user: User, match: m.Match, request_id: str) -> m.Request:
+    """The request, if it is the user's organisation's (admin: any); else "not found"."""
+    who = access.profile(user)
+    rows = match.requests.select_related("by", "zone").filter(key=request_id)
+    if who.role != "admin":
+        rows = rows.filter(by=who.organisation)
+    row = rows.first()
+    if row is None:
+        raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "id")
+    return row
+
+
 def do_decide(user: User, match_key: str) -> dict[str, Any]:
     """Decide the match as stored (a proposal) and keep the run. Locks the match."""
     with transaction.atomic():
         match = _managed(user, match_key)
-        output = match_json(decide_match(store.scenario_of(match.key), match.key))
+        output = match_json(decide_match(_scenario(match), match.key))
         run = _save_run(match, user, output, [])
         _audit(user, "decide", match, f"run {run.number}", None, output)
         return output
@@ -209,25 +333,33 @@ def do_override(
         match = _managed(user, match_key)
         run = match.runs.order_by("-number").first()
         if run is None:
-            raise ServiceError(ErrorCode.CONFLICT, "decide the match before overriding")
+            raise ServiceError(ErrorCode.NOT_DECIDED, "decide the match before overriding")
         row = match.requests.filter(key=request_id).first()
         if row is None:
             raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "request")
         if row.locked and status == "refused":
-            raise ServiceError(ErrorCode.CONFLICT, "a published grant is revoked, not overridden")
+            raise ServiceError(ErrorCode.PUBLISHED, "a published grant is revoked, not overridden")
         overrides = [o for o in run.overrides if o["request"] != request_id]
         overrides.append({"request": request_id, "status": status, "reason": reason})
         grants = tuple(o["request"] for o in overrides if o["status"] == "granted")
         refusals = tuple(o["request"] for o in overrides if o["status"] == "refused")
-        scenario = store.scenario_of(match.key)
+        scenario = _scenario(match)
         try:
             result = what_if(scenario, Changes(grant=grants, refuse=refusals), [match.key])
         except ScenarioInvalid as invalid:
             raise ServiceError(ErrorCode.CONFLICT, invalid.problems[0].message) from None
         output = match_json(result.after[0])
         output["decisions"] = _with_refusals(result.before[0], output["decisions"], overrides)
+        before = next(
+            (
+                {"status": d["status"], "reasons": d["reasons"]}
+                for d in run.output["decisions"]
+                if d["request"] == request_id
+            ),
+            None,  # submitted since the run was made
+        )
         _save_run(match, user, output, overrides)
-        _audit(user, "override", match, request_id, None, {"status": status, "reason": reason})
+        _audit(user, "override", match, request_id, before, {"status": status, "reason": reason})
         return output
 
 
@@ -281,18 +413,26 @@ def do_publish(user: User, match_key: str) -> list[str]:
         match = _managed(user, match_key)
         run = match.runs.order_by("-number").first()
         if run is None:
-            raise ServiceError(ErrorCode.CONFLICT, "decide the match before publishing")
+            raise ServiceError(ErrorCode.NOT_DECIDED, "decide the match before publishing")
         if run.version != match.version:
             raise ServiceError(
-                ErrorCode.CONFLICT, "requests changed since the last decide: decide again"
+                ErrorCode.STALE_RUN, "requests changed since the last decide: decide again"
             )
         rows = match.requests.filter(decisions__run=run, decisions__status="granted", locked=False)
         newly = sorted(rows.values_list("key", flat=True))
+        already = sorted(match.requests.filter(locked=True).values_list("key", flat=True))
         m.Request.objects.filter(pk__in=[r.pk for r in rows]).update(locked=True)
         _changed(match)
         # The run stays current: publishing locked its own grants and changed no decision.
         m.DecisionRun.objects.filter(pk=run.pk).update(version=match.version)
-        _audit(user, "publish", match, f"run {run.number}", None, {"published": newly})
+        _audit(
+            user,
+            "publish",
+            match,
+            f"run {run.number}",
+            {"published": already},
+            {"published": sorted([*already, *newly]), "newly": newly},
+        )
         return newly
 
 
@@ -317,17 +457,18 @@ def do_revoke(user: User, match_key: str, request_id: str, reason: str) -> None:
 
 def do_consent(user: User, match_key: str, request_id: str, given: bool) -> None:
     """The occupant club's officer gives or takes back consent for a crew in its own
-    dressing room. Locks the match."""
+    dressing room. A request the user may not see is "not found", as if absent (the
+    occupant's officer sees those in its zones). Locks the match."""
     with transaction.atomic():
         match = _locked(access.check_match(user, match_key))
         who = access.profile(user)
-        row = match.requests.select_related("zone").filter(key=request_id).first()
-        if row is None or who.role not in ("officer", "admin"):
+        row = access.seen_requests(user, match).filter(key=request_id).first()
+        if row is None:
             raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "id")
         occupant = {"home": match.home, "away": match.away}.get(row.zone.occupant)
         if occupant is None:
             raise ServiceError(ErrorCode.CONFLICT, f"{row.zone.key} belongs to no club")
-        if who.role == "officer" and who.organisation_id != occupant.pk:
+        if who.role != "admin" and who.organisation_id != occupant.pk:
             raise ServiceError(ErrorCode.FORBIDDEN, f"only {occupant.key}'s officer consents here")
         before = sorted(row.consent.values_list("key", flat=True))
         if given:
@@ -350,15 +491,28 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
         if access.profile(user).role not in ("steward", "officer", "admin"):
             raise ServiceError(ErrorCode.FORBIDDEN, "stewards, officers and admins log incidents")
         taken = set(match.incidents.values_list("key", flat=True))
-        incident_id = str(body.get("id") or f"incident-{len(taken) + 1}")
+        incident_id = _check_id(str(body.get("id") or _free_id("incident-", taken)))
         if incident_id in taken:
-            raise ServiceError(ErrorCode.CONFLICT, f'incident "{incident_id}" exists already', "id")
+            raise ServiceError(
+                ErrorCode.DUPLICATE, f'incident "{incident_id}" exists already', "id"
+            )
         entry = {k: body[k] for k in INCIDENT_FIELDS if body.get(k) is not None}
         entry |= {"id": incident_id, "match": match.key}
         _check_entry(store.export(match.key), "incidents", entry)
+        _check_instant(entry.get("at"))
         store.add_incident(match, entry)
         _audit(user, "incident", match, incident_id, None, entry)
         return incident_id
+
+
+def _check_instant(at: Any) -> None:
+    """A time the database can keep: in UTC within years 1 to 9999 (Python's calendar)."""
+    try:
+        instant = store.moment(at)
+        if instant is not None:
+            instant.astimezone(UTC)
+    except (OverflowError, ValueError):
+        raise ServiceError(ErrorCode.INVALID, "at is outside the calendar", "at") from None
 
 
 def coverage(user: User, match_key: str) -> dict[str, Any]:
@@ -376,7 +530,7 @@ def standing(match: m.Match) -> dict[str, Any]:
 
     run = match.runs.order_by("-number").first()
     overrides = run.overrides if run else []
-    scenario = store.scenario_of(match.key)
+    scenario = _scenario(match)
     if overrides:
         changes = Changes(
             grant=tuple(o["request"] for o in overrides if o["status"] == "granted"),
@@ -389,13 +543,11 @@ def standing(match: m.Match) -> dict[str, Any]:
 
 
 def _hide_others(user: User, match: m.Match, incidents: list[dict[str, Any]]) -> list[Any]:
-    """Whose camera caught an incident is for all to see; which request of another
-    organisation it was is not (its id is left out for those who do not manage the match)."""
+    """Whose camera caught an incident is for all to see; which request it was only for
+    those who may see that request (its id is left out for the others)."""
     if access.manages(user, match):
         return incidents
-    own = set(
-        match.requests.filter(by=access.profile(user).organisation).values_list("key", flat=True)
-    )
+    own = set(access.seen_requests(user, match).values_list("key", flat=True))
     return [
         {
             **incident,
@@ -413,6 +565,7 @@ def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, A
     from pitchpass.core import Changes, ScenarioInvalid, parse_capacity, what_if, what_if_json
 
     match = _check_manages(user, match_key)
+    scenario = _scenario(match)
     try:
         changes = Changes(
             tuple(body.get("grant") or ()),
@@ -422,7 +575,7 @@ def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, A
                 for k, n in (body.get("capacity") or {}).items()
             ),
         )
-        return what_if_json(what_if(store.scenario_of(match.key), changes, [match.key]))
+        return what_if_json(what_if(scenario, changes, [match.key]))
     except ScenarioInvalid as invalid:
         problem = invalid.problems[0]
         raise ServiceError(ErrorCode.INVALID, problem.message, problem.path.lstrip("-")) from None

@@ -9,7 +9,7 @@ exported file and what the web shows are the same by construction.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from django.db import transaction
@@ -27,14 +27,39 @@ class Loaded:
     warnings: tuple[Problem, ...]
 
 
-def load(document: dict[str, Any]) -> Loaded:
-    """Validate, then write every section in one transaction (all or nothing)."""
+# Audit actions of the web app and API that change what a file holds (a decide or an
+# override changes no request: it leaves a run, which a load makes stale anyway).
+WEB_CHANGES = ("submit", "change", "withdraw", "publish", "revoke", "consent", "incident")
+
+
+class LoadRefused(Exception):
+    """The file would overwrite changes made through the web app since the last load."""
+
+    def __init__(self, changed: dict[str, list[str]]) -> None:
+        self.changed = changed  # match id -> the kinds of change it would lose
+        super().__init__(
+            "; ".join(f"{key} ({', '.join(actions)})" for key, actions in changed.items())
+        )
+
+
+def load(document: dict[str, Any], replace: bool = False) -> Loaded:
+    """Validate, then write every section in one transaction (all or nothing). Each match
+    the file changes is locked, its version bumped and a "load" audit entry written (the
+    match before and after); one changed through the web app since it was last loaded is
+    refused (LoadRefused, nothing written) unless `replace`."""
     scenario, problems, warnings = check_document(document)
     if scenario is None:
         raise ScenarioInvalid(problems)
+    outside = _outside_the_calendar(document)
+    if outside:
+        raise ScenarioInvalid(outside)
     try:
         with transaction.atomic():
+            keys = sorted(match.id for match in scenario.matches)
+            existing = list(m.Match.objects.select_for_update().filter(key__in=keys))
+            before = {row.key: export(row.key) for row in existing}
             _write(document, scenario)
+            _record(scenario, before, replace)
     except ProtectedError as error:
         names = ", ".join(sorted({str(obj) for obj in error.protected_objects})[:5])
         raise ScenarioInvalid(
@@ -71,13 +96,65 @@ def _write(document: dict[str, Any], scenario: Scenario) -> None:
         )
         _requests(row, scenario, orgs)
         _incidents(row, document)
-        m.Match.objects.filter(pk=row.pk).update(version=row.version + 1)
     # Zones and cameras the file no longer has go last, after the requests and incidents
     # that used them (and that the file also dropped).
     for venue_id, (zone_keys, camera_pks) in kept.items():
         venue = venues[venue_id]
         venue.cameras.exclude(pk__in=camera_pks).delete()
         venue.zones.exclude(key__in=zone_keys).delete()
+
+
+def _outside_the_calendar(document: dict[str, Any]) -> list[Problem]:
+    """Times the database cannot keep: in UTC before year 1 or after 9999 (Python's range)."""
+    found = []
+    for section, field in (("matches", "kickoff"), ("requests", "submitted"), ("incidents", "at")):
+        for n, raw in enumerate(document.get(section) or []):
+            try:
+                instant = moment(raw.get(field))
+                if instant is not None:
+                    instant.astimezone(UTC)
+            except OverflowError:
+                found.append(Problem(f"{section}[{n}].{field}", "outside the calendar"))
+            except ValueError:
+                pass  # written in another way the core accepts: it is not a date too far out
+    return found
+
+
+def _record(scenario: Scenario, before: dict[str, dict[str, Any]], replace: bool) -> None:
+    """Bump and audit each match the load changed; refuse to overwrite web changes."""
+    refused: dict[str, list[str]] = {}
+    for match in scenario.matches:
+        after = export(match.id)
+        row = m.Match.objects.get(key=match.id)
+        lost = _web_changes(row) if match.id in before else []
+        if before.get(match.id) == after:
+            if not lost:
+                continue  # nothing to do, nothing to note: loading again changes nothing
+            # The web changes were undone: the match is as the file has it again.
+        elif lost and not replace:
+            refused[match.id] = lost
+            continue
+        else:
+            m.Match.objects.filter(pk=row.pk).update(version=row.version + 1)
+        m.AuditEntry.objects.create(
+            user=None,
+            action="load",
+            match=row,
+            target=match.id,
+            before=before.get(match.id),
+            after=after,
+        )
+    if refused:
+        raise LoadRefused(refused)
+
+
+def _web_changes(match: m.Match) -> list[str]:
+    """The kinds of change made through the web app since the match was last loaded."""
+    entries = match.audit.filter(action__in=WEB_CHANGES)
+    last_load = match.audit.filter(action="load").order_by("-pk").first()
+    if last_load is not None:
+        entries = entries.filter(pk__gt=last_load.pk)
+    return sorted(set(entries.values_list("action", flat=True)))
 
 
 def _competition(
@@ -204,7 +281,7 @@ def add_incident(match: m.Match, raw: dict[str, Any]) -> m.Incident:
 
 
 def _incident_row(match: m.Match, position: int, raw: dict[str, Any]) -> m.Incident:
-    at = _moment(raw.get("at"))
+    at = moment(raw.get("at"))
     row, _ = m.Incident.objects.update_or_create(
         match=match,
         key=str(raw["id"]),
@@ -345,7 +422,7 @@ def _incident(match_key: str, incident: m.Incident) -> dict[str, Any]:
     return out
 
 
-def _moment(value: str | datetime | None) -> datetime | None:
+def moment(value: str | datetime | None) -> datetime | None:
     """An `at` as validated by the core: text with a timezone, or a datetime already."""
     if value is None or isinstance(value, datetime):
         return value
