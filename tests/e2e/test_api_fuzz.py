@@ -38,8 +38,8 @@ def test_no_generated_call_is_a_server_error(site: Site, tmp_path: Path) -> None
             "--checks", "not_a_server_error", "--max-examples", "15", "--workers", "1",
             "--seed", "20171210", "--generation-deterministic", "--no-color",
         ],
-        env=env, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip  # cwd: its cache folder lands there, not in the checkout
     report = run.stdout + run.stderr
     assert run.returncode == 0, report[-6000:]
     counts = re.search(r"(\d+) generated, (\d+) passed", report)

@@ -75,8 +75,8 @@ def test_the_incident_shows_not_caught_on_camera(browser: Browser, site: Site) -
     form.get_by_label("Minute").fill("30")
     form.get_by_label("What happened").fill("late tackle on the touchline")
     form.get_by_role("button", name="Log incident").click()
-    expect(page.get_by_role("status")).to_have_text("Incident incident-3 logged.")
-    expect(page.locator("#incidents li", has_text="incident-3")).to_contain_text(
+    expect(page.get_by_role("status")).to_have_text("Incident incident-1 logged.")
+    expect(page.locator("#incidents li", has_text="incident-1")).to_contain_text(
         "caught by a crew of"
     )
 

@@ -140,7 +140,16 @@ def test_steward_logs_an_incident_and_a_bad_minute_keeps_the_text(site) -> None:
         {"zone": "pitch-side", "minute": "30", "what": "a tackle"},
         follow=True,
     ).content.decode()
-    assert "Incident incident-3 logged." in page and "caught by a crew of" in page
+    assert "Incident incident-1 logged." in page and "caught by a crew of" in page
+
+
+def test_the_away_officer_consents_for_its_own_dressing_room(site) -> None:
+    away = signed_in("away-officer")
+    board = away.get(BOARD).content.decode()
+    assert "Refuse consent" in board
+    page = away.post(f"{BOARD}requests/r24/consent/", {"given": "no"}, follow=True)
+    assert "Consent for r24 refused." in page.content.decode()
+    assert not m.Request.objects.get(key="r24").consent.exists()
 
 
 def test_what_if_panel_shows_the_incident_caught_with_two_more_places(site) -> None:
@@ -241,3 +250,21 @@ def test_a_failed_override_keeps_the_chosen_status(site) -> None:
     ).content.decode()
     row = page.split('id="request-r24"')[1].split("</tr>")[0]
     assert "needs a written reason" in page and '<option value="refused" selected>' in row
+
+
+def test_media_change_their_request_with_the_form_filled_in(site) -> None:
+    docs = signed_in("documentary")
+    form = docs.get(f"{BOARD}requests/r25/change/").content.decode()
+    assert "Change request r25" in form and 'value="pitch-side" selected' in form
+    assert 'value="pre-match" checked' in form and 'name="crew" min="1" value="2"' in form
+    bad = docs.post(f"{BOARD}requests/r25/change/", {"zone": "pitch-side", "crew": "0"})
+    assert bad.status_code == 400 and 'value="0"' in bad.content.decode()
+    done = docs.post(
+        f"{BOARD}requests/r25/change/",
+        {"zone": "pitch-side", "phases": ["pre-match", "half-time"], "crew": "3", "cameras": "1"},
+        follow=True,
+    ).content.decode()
+    assert "Request r25 changed" in done
+    row = m.Request.objects.get(key="r25")
+    assert (row.phases, row.crew) == (["pre-match", "half-time"], 3)
+    assert docs.get(f"{BOARD}requests/r01/change/").status_code == 404  # not its own

@@ -11,12 +11,13 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from pitchpass.web import board, services
+from pitchpass.web import access, board, services
+from pitchpass.web import models as m
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.pages import check, context, render_board, user_of
 
@@ -152,13 +153,55 @@ def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
         else:
             messages.success(request, f"Request {request_id} submitted.")
             return redirect("pitchpass:board", match_key=match_key)
-        zone = match.venue.zones.filter(key=request.POST.get("zone", "")).first()
-        usage = services.standing(match)["usage"]
-        crew = request.POST.get("crew", "").strip()
-        size = int(crew) if crew.isdigit() else 0
-        values["lines"] = board.room_left(usage, zone, values["ticked"], size) if zone else []
-        values["asked"] = bool(values["ticked"])
+        _hint(values, match, request.POST, values["ticked"])
     return render(request, "pitchpass/request_form.html", values, status=status)
+
+
+@login_required
+def change_request(request: HttpRequest, match_key: str, request_id: str) -> HttpResponse:
+    """The request form again, filled in with the request as it is; saving counts as
+    submitting it now (services.do_change_request)."""
+    user = user_of(request)
+    match = check(user, match_key)
+    row = access.seen_requests(user, match).filter(key=request_id).first()
+    if row is None:
+        raise Http404(f'no request "{request_id}"')
+    if request.method == "POST":
+        typed, ticked = request.POST.dict(), set(request.POST.getlist("phases"))
+    else:
+        typed = {"zone": row.zone.key, "crew": str(row.crew), "cameras": str(row.cameras)}
+        ticked = set(row.phases)
+    values = context(
+        request,
+        match=match,
+        changing=row,
+        zones=list(match.venue.zones.all()),
+        phases=list(match.competition.phases.values_list("key", flat=True)),
+        typed=typed,
+        ticked=ticked,
+    )
+    status = 200
+    if request.method == "POST":
+        body = {k: v for k, v in _request_body(request.POST).items() if k not in ("id", "by")}
+        try:
+            services.do_change_request(user, match_key, request_id, body, timezone.now())
+        except ServiceError as error:
+            values["error"], status = error, error.status
+        else:
+            messages.success(request, f"Request {request_id} changed: it counts as sent now.")
+            return redirect("pitchpass:board", match_key=match_key)
+    _hint(values, match, typed, ticked)
+    return render(request, "pitchpass/request_form.html", values, status=status)
+
+
+def _hint(values: dict[str, Any], match: m.Match, typed: Any, ticked: set[str]) -> None:
+    """The room-left hint for what the form holds now."""
+    zone = match.venue.zones.filter(key=typed.get("zone", "")).first()
+    crew = str(typed.get("crew", "")).strip()
+    size = int(crew) if crew.isdigit() else 0
+    usage = services.standing(match)["usage"]
+    values["lines"] = board.room_left(usage, zone, ticked, size) if zone else []
+    values["asked"] = bool(ticked)
 
 
 def _request_body(posted: Any) -> dict[str, Any]:

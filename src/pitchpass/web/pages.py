@@ -41,15 +41,13 @@ def check(user: User, match_key: str) -> m.Match:
 def matches(request: HttpRequest) -> HttpResponse:
     rows = []
     user = user_of(request)
+    steward = access.profile(user).role == "steward"  # sees no requests at all
     for match in access.visible_matches(user):
         run = match.runs.order_by("-number").first()
         decided = {d["request"] for d in run.output["decisions"]} if run else set()
-        try:  # only the requests this user may see: a count tells of others' too
-            waiting: int | None = (
-                access.visible_requests(user, match).exclude(key__in=decided).count()
-            )
-        except ServiceError:
-            waiting = None  # stewards see no requests
+        # Only the requests this user may see: a count would tell of others' too.
+        seen = access.seen_requests(user, match).exclude(key__in=decided)
+        waiting = None if steward else seen.count()
         found = board.fullest(run.output["usage"]) if run else None
         rows.append({"match": match, "waiting": waiting, "fullest": found})
     return render(request, "pitchpass/matches.html", context(request, rows=rows))
@@ -69,13 +67,14 @@ def render_board(
     """The board; after a failed action, with its error and what was typed kept."""
     user = user_of(request)
     match = check(user, match_key)
-    try:
-        visible = list(access.visible_requests(user, match))
-    except ServiceError:
-        visible = []  # stewards see coverage, not requests
+    visible = list(access.seen_requests(user, match))  # none for stewards
     run = match.runs.order_by("-number").first()
     decisions = {d["request"]: d for d in run.output["decisions"]} if run else {}
     filters = {k: request.GET.get(k, "") for k in ("status", "zone", "q")}
+    try:
+        incidents = _incidents(user, match)
+    except ServiceError as broken:  # the match as stored no longer decides: say why
+        incidents, error = [], error or broken
     zones = list(match.venue.zones.all())
     values = context(
         request,
@@ -90,7 +89,7 @@ def render_board(
         zones=zones,
         manages=access.manages(user, match),
         occupied=_occupied_by(user, match, zones),
-        incidents=_incidents(user, match),
+        incidents=incidents,
         access=_access(user, match),
         error=error,
         typed=typed or {},

@@ -21,6 +21,7 @@ page_patterns = (
         path(f"{one}revoke/", page_actions.revoke, name="revoke"),
         path(f"{one}consent/", page_actions.consent, name="consent"),
         path(f"{one}withdraw/", page_actions.withdraw, name="withdraw"),
+        path(f"{one}change/", page_actions.change_request, name="change-request"),
     ],
     "pitchpass",
 )
