@@ -268,3 +268,22 @@ def test_media_change_their_request_with_the_form_filled_in(site) -> None:
     row = m.Request.objects.get(key="r25")
     assert (row.phases, row.crew) == (["pre-match", "half-time"], 3)
     assert docs.get(f"{BOARD}requests/r01/change/").status_code == 404  # not its own
+
+
+def test_what_if_starts_from_the_decisions_as_overridden(site) -> None:
+    officer = signed_in("officer")
+    officer.post(f"{BOARD}decide/")
+    officer.post(f"{BOARD}requests/r24/override/", {"status": "granted", "reason": "story"})
+    api = officer.post(
+        f"/api/matches/{MATCH}/what-if",
+        {"capacity": {"tunnel@post-match": 48}},
+        content_type="application/json",
+    ).json()
+    assert api["changes"] == [{"request": "r23", "before": "refused", "after": "granted"}]
+    panel = officer.get(f"{BOARD}what-if/").content.decode()
+    assert re.search(r"<td>r24</td>.*?<td class=\"granted\">granted</td>", panel, re.S)
+    # A request overridden, then withdrawn: the override is left out, nothing fails.
+    signed_in("documentary").post(f"{BOARD}requests/r24/withdraw/")
+    board = officer.get(BOARD)
+    assert board.status_code == 200 and "dressing-room-altercation" in board.content.decode()
+    assert officer.post(f"{BOARD}what-if/", {"grant": ["r23"]}).status_code == 200

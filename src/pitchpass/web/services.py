@@ -526,20 +526,30 @@ def coverage(user: User, match_key: str) -> dict[str, Any]:
 def standing(match: m.Match) -> dict[str, Any]:
     """The match decided as it stands now, with the current run's overrides (the
     `decide --json` match object). Not filtered: callers show only what a user may see."""
-    from pitchpass.core import Changes, what_if
+    from pitchpass.core import what_if
 
-    run = match.runs.order_by("-number").first()
-    overrides = run.overrides if run else []
     scenario = _scenario(match)
-    if overrides:
-        changes = Changes(
-            grant=tuple(o["request"] for o in overrides if o["status"] == "granted"),
-            refuse=tuple(o["request"] for o in overrides if o["status"] == "refused"),
-        )
+    changes = _overrides(match, scenario)
+    if changes.grant or changes.refuse:
         result = what_if(scenario, changes, [match.key]).after[0]
     else:
         result = decide_match(scenario, match.key)
     return match_json(result)
+
+
+def _overrides(match: m.Match, scenario: Any, grant: Any = (), refuse: Any = ()) -> Any:
+    """The current run's overrides as what-if changes, for the requests still there; a
+    request in `grant` or `refuse` (a what-if's own ticks) is left to those."""
+    from pitchpass.core import Changes
+
+    run = match.runs.order_by("-number").first()
+    there = {r.id for r in scenario.requests}
+    mine = set(grant) | set(refuse)
+    kept = [o for o in (run.overrides if run else []) if o["request"] in there - mine]
+    return Changes(
+        grant=tuple(o["request"] for o in kept if o["status"] == "granted"),
+        refuse=tuple(o["request"] for o in kept if o["status"] == "refused"),
+    )
 
 
 def _hide_others(user: User, match: m.Match, incidents: list[dict[str, Any]]) -> list[Any]:
@@ -562,7 +572,14 @@ def _hide_others(user: User, match: m.Match, incidents: list[dict[str, Any]]) ->
 
 def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, Any]:
     """`pitchpass what-if --json` for one stored match; changes nothing."""
-    from pitchpass.core import Changes, ScenarioInvalid, parse_capacity, what_if, what_if_json
+    from pitchpass.core import (
+        Changes,
+        ScenarioInvalid,
+        apply_changes,
+        parse_capacity,
+        what_if,
+        what_if_json,
+    )
 
     match = _check_manages(user, match_key)
     scenario = _scenario(match)
@@ -575,6 +592,10 @@ def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, A
                 for k, n in (body.get("capacity") or {}).items()
             ),
         )
+        # "Before" is the match as it stands: the current run's overrides in effect.
+        base = _overrides(match, scenario, changes.grant, changes.refuse)
+        if base.grant or base.refuse:
+            scenario = apply_changes(scenario, base)
         return what_if_json(what_if(scenario, changes, [match.key]))
     except ScenarioInvalid as invalid:
         problem = invalid.problems[0]
