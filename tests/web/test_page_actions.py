@@ -287,3 +287,41 @@ def test_what_if_starts_from_the_decisions_as_overridden(site) -> None:
     board = officer.get(BOARD)
     assert board.status_code == 200 and "dressing-room-altercation" in board.content.decode()
     assert officer.post(f"{BOARD}what-if/", {"grant": ["r23"]}).status_code == 200
+
+
+def test_a_revoked_grant_stays_out_and_its_places_go_to_others(site) -> None:
+    from pitchpass.core import decide_document
+    from pitchpass.web import store
+
+    officer = signed_in("officer")
+    officer.post(f"{BOARD}decide/")
+    officer.post(f"{BOARD}publish/")
+    page = officer.post(
+        f"{BOARD}requests/r02/revoke/", {"reason": "accreditation withdrawn"}, follow=True
+    ).content.decode()
+    row = page.split('id="request-r02"')[1].split("</tr>")[0]
+    assert "revoked" in row and "accreditation withdrawn" in row and "Override" not in row
+    again = officer.post(f"{BOARD}decide/", follow=True).content.decode()
+    assert "Decided: 36 granted, 0 refused." in again  # r24 takes r02's two places
+    assert "revoked" in again.split('id="request-r02"')[1].split("</tr>")[0]
+    exported = store.export(MATCH)
+    assert "r02" not in {r["id"] for r in exported["requests"]}
+    assert {d["status"] for d in decide_document(exported)["matches"][0]["decisions"]} == {
+        "granted"
+    }
+    listed = officer.get(f"/api/matches/{MATCH}/requests").json()
+    assert [r["revoked"] for r in listed if r["id"] == "r02"] == ["accreditation withdrawn"]
+    assert (
+        officer.post(
+            f"{BOARD}requests/r02/override/", {"status": "granted", "reason": "sorry"}
+        ).status_code
+        == 409
+    )
+
+
+def test_taking_consent_back_from_a_published_grant_says_it_stands(site) -> None:
+    officer = signed_in("officer")
+    officer.post(f"{BOARD}decide/")
+    officer.post(f"{BOARD}publish/")
+    page = officer.post(f"{BOARD}requests/r26/consent/", {"given": "no"}, follow=True)
+    assert "published grant: it stands until" in page.content.decode()

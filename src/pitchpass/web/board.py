@@ -10,7 +10,7 @@ from typing import Any
 
 from pitchpass.web import models as m
 
-STATUSES = ("granted", "refused", "waiting")
+STATUSES = ("granted", "refused", "revoked", "waiting")
 
 
 def grid(usage: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -42,6 +42,9 @@ def request_rows(
     for r in requests:
         decision = decisions.get(r.key)
         status = decision["status"] if decision else "waiting"
+        if r.revoked:  # out of every decision since; its reason is the officer's
+            status = "revoked"
+            decision = {"status": "refused", "tier": "", "reasons": [{"text": r.revoked}]}
         if filters.get("status") and filters["status"] != status:
             continue
         if filters.get("zone") and filters["zone"] != r.zone.key:

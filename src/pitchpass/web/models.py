@@ -152,6 +152,9 @@ class Request(models.Model):
     submitted_offset = models.IntegerField(default=0)
     consent = models.ManyToManyField(Organisation, blank=True, related_name="consented_to")
     locked = models.BooleanField(default=False)  # granted and published
+    # Set when a published grant is taken back (the officer's reason): from then on the
+    # request is out of every decision and export; it can still be withdrawn.
+    revoked = models.TextField(blank=True, default="")
     position = models.PositiveIntegerField()
 
     class Meta:

@@ -46,7 +46,7 @@ def matches(request: HttpRequest) -> HttpResponse:
         run = match.runs.order_by("-number").first()
         decided = {d["request"] for d in run.output["decisions"]} if run else set()
         # Only the requests this user may see: a count would tell of others' too.
-        seen = access.seen_requests(user, match).exclude(key__in=decided)
+        seen = access.seen_requests(user, match).exclude(key__in=decided).filter(revoked="")
         waiting = None if steward else seen.count()
         found = board.fullest(run.output["usage"]) if run else None
         rows.append({"match": match, "waiting": waiting, "fullest": found})

@@ -243,6 +243,8 @@ def do_change_request(
         row = _own_request(user, match, request_id)
         if row.locked:
             raise ServiceError(ErrorCode.PUBLISHED, "a published grant is revoked, not changed")
+        if row.revoked:
+            raise ServiceError(ErrorCode.CONFLICT, f"it was revoked ({row.revoked}): withdraw it")
         if not admin:
             _check_deadline(match, now)
         before = store.request_json(match.key, row)
@@ -339,6 +341,8 @@ def do_override(
             raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "request")
         if row.locked and status == "refused":
             raise ServiceError(ErrorCode.PUBLISHED, "a published grant is revoked, not overridden")
+        if row.revoked:
+            raise ServiceError(ErrorCode.CONFLICT, f"{request_id} was revoked: {row.revoked}")
         overrides = [o for o in run.overrides if o["request"] != request_id]
         overrides.append({"request": request_id, "status": status, "reason": reason})
         grants = tuple(o["request"] for o in overrides if o["status"] == "granted")
@@ -437,7 +441,9 @@ def do_publish(user: User, match_key: str) -> list[str]:
 
 
 def do_revoke(user: User, match_key: str, request_id: str, reason: str) -> None:
-    """Take back a published grant, with a written reason. Locks the match."""
+    """Take back a published grant, with a written reason. The request is then out of
+    every decision (refused, with that reason, on the board) until withdrawn; its places
+    go to others at the next decide. Locks the match."""
     if not reason.strip():
         raise ServiceError(ErrorCode.INVALID, "a revoke needs a written reason", "reason")
     with transaction.atomic():
@@ -447,8 +453,8 @@ def do_revoke(user: User, match_key: str, request_id: str, reason: str) -> None:
             raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "id")
         if not row.locked:
             raise ServiceError(ErrorCode.CONFLICT, f'request "{request_id}" is not published')
-        row.locked = False
-        row.save(update_fields=["locked"])
+        row.locked, row.revoked = False, reason.strip()
+        row.save(update_fields=["locked", "revoked"])
         _changed(match)
         _audit(
             user, "revoke", match, request_id, {"locked": True}, {"locked": False, "reason": reason}

@@ -261,6 +261,7 @@ def _requests(match: m.Match, scenario: Scenario, orgs: dict[str, m.Organisation
                 "submitted": request.submitted,
                 "submitted_offset": _offset(request.submitted),
                 "locked": request.locked,
+                "revoked": "",  # the file is the truth for what it lists
                 "position": n,
             },
         )
@@ -303,7 +304,9 @@ def export(match_key: str) -> dict[str, Any]:
         key=match_key
     )
     competition = match.competition
-    requests = list(match.requests.select_related("by", "zone").prefetch_related("consent"))
+    requests = list(
+        match.requests.filter(revoked="").select_related("by", "zone").prefetch_related("consent")
+    )  # a revoked request is out of the decisions: the scenario does not list it
     incidents = list(match.incidents.select_related("zone"))
     zones = list(match.venue.zones.all())
     cameras = list(match.venue.cameras.select_related("zone", "operator"))
@@ -408,6 +411,8 @@ def request_json(match_key: str, request: m.Request) -> dict[str, Any]:
         out["consent"] = consent
     if request.locked:
         out["locked"] = True
+    if request.revoked:
+        out["revoked"] = request.revoked  # not SCENARIO.md's: the web app's own
     return out
 
 
