@@ -325,3 +325,13 @@ def test_taking_consent_back_from_a_published_grant_says_it_stands(site) -> None
     officer.post(f"{BOARD}publish/")
     page = officer.post(f"{BOARD}requests/r26/consent/", {"given": "no"}, follow=True)
     assert "published grant: it stands until" in page.content.decode()
+
+
+def test_a_reference_with_a_slash_is_refused_and_the_board_still_works(site) -> None:
+    docs = signed_in("documentary")
+    bad = docs.post(
+        f"{BOARD}requests/new/",
+        {"zone": "mixed-zone", "phases": ["post-match"], "crew": "1", "id": "a/b"},
+    )
+    assert bad.status_code == 400 and 'value="a/b"' in bad.content.decode()
+    assert docs.get(BOARD).status_code == 200

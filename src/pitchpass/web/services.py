@@ -139,7 +139,10 @@ def _requester(user: User, body: dict[str, Any]) -> str:
         if not body.get("by"):
             raise ServiceError(ErrorCode.INVALID, "an admin names the requester in by", "by")
         return str(body["by"])
-    raise ServiceError(ErrorCode.FORBIDDEN, f"a {who.role} does not submit requests")
+    who_they = {"officer": "club officers", "steward": "stewards"}.get(
+        who.role, "users without a role"
+    )
+    raise ServiceError(ErrorCode.FORBIDDEN, f"{who_they} do not submit requests")
 
 
 def _request_id(match: m.Match, by: str, wanted: Any, admin: bool) -> str:
