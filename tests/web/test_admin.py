@@ -73,3 +73,40 @@ def test_the_audit_keeps_many_to_many_values_as_sorted_ids(admin_client) -> None
     partners = list(m.Organisation.objects.filter(partner_of__isnull=False).distinct())
     assert _plain(partners[::-1]) == sorted(o.pk for o in partners) and len(partners) > 1
     assert _plain(m.Organisation.objects.filter(pk=partners[0].pk)) == [partners[0].pk]
+
+
+def test_a_role_taken_away_in_admin_takes_the_admin_site_with_it(admin_client) -> None:
+    do_add_user("second", "admin", None, "pw")
+    second = User.objects.get(username="second")
+    profile = m.Profile.objects.get(user=second)
+    form = {"user": second.pk, "role": "steward", "organisation": ""}
+    response = admin_client.post(f"/admin/pitchpass/profile/{profile.pk}/change/", form)
+    assert response.status_code == 302
+    second.refresh_from_db()
+    assert not second.is_staff and not second.is_superuser
+    wrong = {
+        "user": second.pk,
+        "role": "media",
+        "organisation": m.Organisation.objects.get(key="man-united").pk,
+    }
+    page = admin_client.post(f"/admin/pitchpass/profile/{profile.pk}/change/", wrong)
+    assert (
+        page.status_code == 200 and "a media user acts for a broadcaster" in page.content.decode()
+    )
+
+
+def test_deletes_in_admin_are_audited_one_by_one_and_in_bulk(admin_client) -> None:
+    made = [
+        m.Organisation.objects.create(key=f"extra-{n}", name="x" * 200, kind="other")
+        for n in range(3)
+    ]
+    before = m.Match.objects.get(key=MATCH).version
+    admin_client.post(f"/admin/pitchpass/organisation/{made[0].pk}/delete/", {"post": "yes"})
+    admin_client.post(
+        "/admin/pitchpass/organisation/",
+        {"action": "delete_selected", "_selected_action": [o.pk for o in made[1:]], "post": "yes"},
+    )
+    assert not m.Organisation.objects.filter(key__startswith="extra-").exists()
+    assert m.Match.objects.get(key=MATCH).version == before + 3
+    targets = sorted(m.AuditEntry.objects.filter(action="admin").values_list("target", flat=True))
+    assert targets == ["organisation extra-0", "organisation extra-1", "organisation extra-2"]

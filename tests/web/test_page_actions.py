@@ -335,3 +335,49 @@ def test_a_reference_with_a_slash_is_refused_and_the_board_still_works(site) -> 
     )
     assert bad.status_code == 400 and 'value="a/b"' in bad.content.decode()
     assert docs.get(BOARD).status_code == 200
+
+
+def test_override_before_any_decide_says_decide_first(site) -> None:
+    officer = signed_in("officer")
+    response = officer.post(f"{BOARD}requests/r24/override/", {"status": "granted", "reason": "x"})
+    assert response.status_code == 409 and "decide the match before" in response.content.decode()
+    media = signed_in("documentary").post(
+        f"{BOARD}requests/r24/override/", {"status": "granted", "reason": "x"}
+    )
+    assert media.status_code == 403
+
+
+def test_a_user_without_a_role_gets_a_page_that_says_so(site) -> None:
+    User.objects.create_user("nobody", password="pw")
+    client = signed_in("nobody")
+    for path in ("/", BOARD, f"{BOARD}requests/new/"):
+        response = client.get(path)
+        assert response.status_code == 403, path
+        assert "this user has no role" in response.content.decode()
+
+
+@pytest.mark.parametrize("crew", ["²", "--5", "1e3", " "])
+def test_odd_numbers_in_forms_are_errors_not_server_errors(site, crew) -> None:
+    docs = signed_in("documentary")
+    hint = docs.get(f"{BOARD}room/", {"zone": "tunnel", "phases": ["post-match"], "crew": crew})
+    assert hint.status_code == 200 and "places left" in hint.content.decode()
+    form = docs.post(
+        f"{BOARD}requests/new/", {"zone": "tunnel", "phases": ["post-match"], "crew": crew}
+    )
+    assert form.status_code == 400 and "crew" in form.content.decode()
+    officer = signed_in("officer")
+    wrong = officer.post(f"{BOARD}what-if/", {"capacity:tunnel@post-match": crew.strip() or "x"})
+    assert wrong.status_code == 400 and "must be a whole number" in wrong.content.decode()
+
+
+def test_a_nul_character_is_refused_on_both_databases(site) -> None:
+    docs = signed_in("documentary")
+    sent = docs.post(
+        f"/api/matches/{MATCH}/requests",
+        {"zone": "tunnel", "phases": ["post-match"], "crew": 1, "id": "a\x00b"},
+        content_type="application/json",
+    )
+    assert sent.status_code == 400 and sent.json()["path"] == "id"
+    steward = signed_in("steward")
+    logged = steward.post(f"{BOARD}incidents/", {"zone": "tunnel", "minute": "5", "what": "a\x00"})
+    assert logged.status_code == 400 and "NUL" in logged.content.decode()

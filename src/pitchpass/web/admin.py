@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.contrib.auth.models import User
 from django.db.models import F, Model, QuerySet
 from django.http import HttpRequest
 
 from pitchpass.web import models as m
+from pitchpass.web.accounts import ORG_KIND
 
 
 def matches_touched(obj: Model) -> QuerySet[m.Match]:
@@ -41,23 +43,36 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
         changed = _really_changed(form)
         if change and not changed and not any(f.has_changed() for f in formsets):
             return
-        touched = matches_touched(form.instance)
-        touched.update(version=F("version") + 1)
-        m.AuditEntry.objects.bulk_create(
-            m.AuditEntry(
-                user=request.user if isinstance(request.user, User) else None,
-                action="admin",
-                match=match,
-                target=f"{form.instance._meta.model_name} {form.instance}",
-                before={f: _plain(form.initial.get(f)) for f in changed},
-                after={f: _plain(form.cleaned_data.get(f)) for f in changed},
-            )
-            for match in touched
-        )
+        before = {f: _plain(form.initial.get(f)) for f in changed}
+        after = {f: _plain(form.cleaned_data.get(f)) for f in changed}
+        _touch(request, form.instance, before, after)
 
     def delete_model(self, request: HttpRequest, obj: Any) -> None:
-        matches_touched(obj).update(version=F("version") + 1)
+        _touch(request, obj, {"deleted": str(obj)}, None)
         super().delete_model(request, obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        for obj in queryset:
+            _touch(request, obj, {"deleted": str(obj)}, None)
+        super().delete_queryset(request, queryset)
+
+
+def _touch(request: HttpRequest, obj: Model, before: Any, after: Any) -> None:
+    """Move on the version of every match `obj` touches, with an audit entry for each."""
+    touched = matches_touched(obj)
+    touched.update(version=F("version") + 1)
+    target = f"{obj._meta.model_name} {getattr(obj, 'key', obj.pk)}"[:200]
+    m.AuditEntry.objects.bulk_create(
+        m.AuditEntry(
+            user=request.user if isinstance(request.user, User) else None,
+            action="admin",
+            match=match,
+            target=target,
+            before=before,
+            after=after,
+        )
+        for match in touched
+    )
 
 
 def _really_changed(form: Any) -> list[str]:
@@ -146,10 +161,35 @@ class MatchAdmin(Changes):
     readonly_fields = ("version",)
 
 
+class ProfileForm(forms.ModelForm):  # type: ignore[type-arg]
+    class Meta:
+        model = m.Profile
+        fields = ("user", "role", "organisation")
+
+    def clean(self) -> dict[str, Any]:
+        """The same rules as `pitchpass user add`: an officer acts for a club, a media user
+        for a broadcaster, producer or agency, the others for nobody in particular."""
+        data = super().clean() or {}
+        role, organisation = data.get("role"), data.get("organisation")
+        kinds = ORG_KIND.get(role or "")
+        if kinds and (organisation is None or organisation.kind not in kinds):
+            raise forms.ValidationError(f"a {role} user acts for a {' or '.join(kinds)}")
+        return data
+
+
 @admin.register(m.Profile)
 class ProfileAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """Roles are given here too; the admin role alone opens this admin site."""
+
+    form = ProfileForm
     list_display = ("user", "role", "organisation")
     list_filter = ("role",)
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        user = obj.user
+        user.is_staff = user.is_superuser = obj.role == "admin"
+        user.save(update_fields=["is_staff", "is_superuser"])
 
 
 @admin.register(m.ApiToken)

@@ -5,6 +5,7 @@ answer put in words. No database writes and no access decisions here.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -103,14 +104,22 @@ def what_if_story(
     }
 
 
+WHOLE = re.compile(r"-?[0-9]+")  # ASCII digits only: "²" or "٣" is not a number here
+
+
 def form_int(values: Mapping[str, str], name: str, default: int | None = None) -> int | None:
     """A whole number typed in a form; None when left empty (and no default)."""
     text = values.get(name, "").strip()
     if not text:
         return default
-    if not text.lstrip("-").isdigit():
+    if not WHOLE.fullmatch(text):
         raise ValueError(f"{name} must be a whole number, not {text!r}")
     return int(text)
+
+
+def crew_size(text: str) -> int:
+    """The crew typed so far, for the room hint: 0 while it is not a whole number."""
+    return int(text.strip()) if WHOLE.fullmatch(text.strip()) else 0
 
 
 def access_list(published: Iterable[m.Request], phases: list[str]) -> list[dict[str, Any]]:

@@ -58,10 +58,7 @@ def override(request: HttpRequest, match_key: str, request_id: str) -> HttpRespo
     def act() -> str:
         status, reason = request.POST.get("status", ""), request.POST.get("reason", "")
         user = user_of(request)
-        before = {
-            d["request"]: d["status"]
-            for d in services.current_decisions(user, match_key)["decisions"]
-        }
+        before = _statuses(user, match_key)
         output = services.do_override(user, match_key, request_id, status, reason)
         bumped = [
             d["request"]
@@ -201,8 +198,7 @@ def change_request(request: HttpRequest, match_key: str, request_id: str) -> Htt
 def _hint(values: dict[str, Any], match: m.Match, typed: Any, ticked: set[str]) -> None:
     """The room-left hint for what the form holds now."""
     zone = match.venue.zones.filter(key=typed.get("zone", "")).first()
-    crew = str(typed.get("crew", "")).strip()
-    size = int(crew) if crew.isdigit() else 0
+    size = board.crew_size(str(typed.get("crew", "")))
     usage = services.standing(match)["usage"]
     values["lines"] = board.room_left(usage, zone, ticked, size) if zone else []
     values["asked"] = bool(ticked)

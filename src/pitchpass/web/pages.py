@@ -34,6 +34,8 @@ def check(user: User, match_key: str) -> m.Match:
     try:
         return access.check_match(user, match_key)
     except ServiceError as error:
+        if error.code is not ErrorCode.NOT_FOUND:
+            raise  # shown by middleware.PageErrors
         raise Http404(error.message) from None
 
 
@@ -138,9 +140,9 @@ def room(request: HttpRequest, match_key: str) -> HttpResponse:
     match = check(user_of(request), match_key)
     zone = match.venue.zones.filter(key=request.GET.get("zone", "")).first()
     phases = request.GET.getlist("phases")
-    crew = request.GET.get("crew", "").strip()
+    crew = board.crew_size(request.GET.get("crew", ""))
     usage = services.standing(match)["usage"]
-    lines = board.room_left(usage, zone, phases, int(crew) if crew.isdigit() else 0) if zone else []
+    lines = board.room_left(usage, zone, phases, crew) if zone else []
     return render(request, "pitchpass/_room.html", {"lines": lines, "asked": bool(phases)})
 
 
@@ -176,8 +178,13 @@ def what_if(request: HttpRequest, match_key: str) -> HttpResponse:
         except ValueError as error:
             values["error"] = ServiceError(ErrorCode.INVALID, str(error))
         if request.htmx:  # type: ignore[attr-defined]
+            # 200 even with an error in it: htmx swaps in only successful answers.
             return render(request, "pitchpass/_what_if_result.html", values)
-    return render(request, "pitchpass/what_if.html", values)
+    return render(request, "pitchpass/what_if.html", values, status=_status(values))
+
+
+def _status(values: dict[str, Any]) -> int:
+    return values["error"].status if values.get("error") else 200
 
 
 def _what_if_body(posted: Any, usage: list[dict[str, Any]]) -> dict[str, Any]:

@@ -86,6 +86,18 @@ def _check_id(value: str) -> str:
     return value
 
 
+def _check_text(value: Any, path: str = "") -> None:
+    """No NUL character anywhere: PostgreSQL cannot store one in text, SQLite would."""
+    if isinstance(value, str) and "\x00" in value:
+        raise ServiceError(ErrorCode.INVALID, "text cannot hold a NUL character", path)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_text(item, f"{path}.{key}".lstrip("."))
+    if isinstance(value, list):
+        for n, item in enumerate(value):
+            _check_text(item, f"{path}[{n}]")
+
+
 def _check_deadline(match: m.Match, now: datetime) -> None:
     deadline = _scenario(match).policy.deadline
     if now > match.kickoff - deadline:
@@ -96,6 +108,7 @@ def _check_deadline(match: m.Match, now: datetime) -> None:
 def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: datetime) -> str:
     """Add a request (media: for their own organisation; admin: for `by`); the core checks
     it against the match as stored. Locks the match."""
+    _check_text(body)
     with transaction.atomic():
         match = _locked(access.check_match(user, match_key))
         by = _requester(user, body)
@@ -230,6 +243,7 @@ def do_change_request(
     old one and counts as submitted now: a change never keeps an earlier place in the
     first-come order. A change of zone drops the consent given for the old zone. Locks
     the match; another organisation's request is "not found", as if absent."""
+    _check_text(body)
     changes = {k: body[k] for k in CHANGE_FIELDS if body.get(k) is not None}
     if not changes:
         raise ServiceError(ErrorCode.INVALID, f"change one of {', '.join(CHANGE_FIELDS)}")
@@ -328,6 +342,7 @@ def do_override(
     is made as `what-if --grant` makes it (others may be bumped; it must fit beside the
     published grants); a refusal as `--refuse`, then listed refused with the reason.
     Overrides made before stay in effect until the next `decide`. Locks the match."""
+    _check_text(reason, "reason")
     from pitchpass.core import Changes, ScenarioInvalid, what_if
 
     if status not in ("granted", "refused"):
@@ -447,6 +462,7 @@ def do_revoke(user: User, match_key: str, request_id: str, reason: str) -> None:
     """Take back a published grant, with a written reason. The request is then out of
     every decision (refused, with that reason, on the board) until withdrawn; its places
     go to others at the next decide. Locks the match."""
+    _check_text(reason, "reason")
     if not reason.strip():
         raise ServiceError(ErrorCode.INVALID, "a revoke needs a written reason", "reason")
     with transaction.atomic():
@@ -477,7 +493,9 @@ def do_consent(user: User, match_key: str, request_id: str, given: bool) -> None
         occupant = {"home": match.home, "away": match.away}.get(row.zone.occupant)
         if occupant is None:
             raise ServiceError(ErrorCode.CONFLICT, f"{row.zone.key} belongs to no club")
-        if who.role != "admin" and who.organisation_id != occupant.pk:
+        if who.role not in ("admin", "officer") or (
+            who.role == "officer" and who.organisation_id != occupant.pk
+        ):
             raise ServiceError(ErrorCode.FORBIDDEN, f"only {occupant.key}'s officer consents here")
         before = sorted(row.consent.values_list("key", flat=True))
         if given:
@@ -495,6 +513,7 @@ INCIDENT_FIELDS = ("id", "zone", "minute", "at", "what")
 
 def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
     """Stewards, officers and admins log what happened; the core checks it. Locks the match."""
+    _check_text(body)
     with transaction.atomic():
         match = _locked(access.check_match(user, match_key))
         if access.profile(user).role not in ("steward", "officer", "admin"):

@@ -70,6 +70,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "pitchpass.web.middleware.PageErrors",
 ]
 ROOT_URLCONF = "pitchpass.web.urls"
 TEMPLATES = [
