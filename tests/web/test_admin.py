@@ -11,8 +11,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from pitchpass.core.parse import parse_text
+from pitchpass.web import decisions, store
 from pitchpass.web import models as m
-from pitchpass.web import services, store
 from pitchpass.web.accounts import do_add_user
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,7 +39,7 @@ def test_requests_and_the_audit_log_are_read_only(admin_client) -> None:
 
 def test_a_capacity_edited_in_admin_makes_the_proposal_stale(admin_client) -> None:
     league = User.objects.get(username="league")
-    services.do_decide(league, MATCH)
+    decisions.do_decide(league, MATCH)
     zone = m.Zone.objects.get(key="tunnel")
     before = m.Match.objects.get(key=MATCH).version
     form = {
@@ -61,9 +61,9 @@ def test_a_capacity_edited_in_admin_makes_the_proposal_stale(admin_client) -> No
         {"capacity": 46},
         {"capacity": 48},
     )
-    with pytest.raises(services.ServiceError, match="decide again"):
-        services.do_publish(league, MATCH)
-    output = services.do_decide(league, MATCH)
+    with pytest.raises(decisions.ServiceError, match="decide again"):
+        decisions.do_publish(league, MATCH)
+    output = decisions.do_decide(league, MATCH)
     assert {d["status"] for d in output["decisions"]} == {"granted"}  # r24 now fits
 
 

@@ -68,12 +68,12 @@ def test_a_stored_match_the_core_rejects_is_a_conflict(api) -> None:
 
 
 def test_anything_unforeseen_is_a_logged_500_in_the_same_shape(api, monkeypatch, caplog) -> None:
-    from pitchpass.web import services
+    from pitchpass.web import decisions
 
     def broken(*args: object) -> None:
         raise RuntimeError("secret detail")
 
-    monkeypatch.setattr(services, "coverage", broken)
+    monkeypatch.setattr(decisions, "coverage", broken)
     with caplog.at_level(logging.ERROR, logger="pitchpass.web.api"):
         response = api["bt"].get(f"/api/matches/{MATCH}/coverage")
     assert response.status_code == 500

@@ -15,8 +15,8 @@ from django.contrib.auth.models import User
 from django.db import connection
 
 from pitchpass.core.parse import parse_text
+from pitchpass.web import decisions, services, store
 from pitchpass.web import models as m
-from pitchpass.web import services, store
 from pitchpass.web.accounts import do_add_user
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,7 +75,7 @@ def test_two_officers_deciding_at_once_make_two_runs_in_turn() -> None:
     do_add_user("ed", "officer", "man-united", "pw")
     do_add_user("admin", "admin", None, "pw")
     users = [User.objects.get(username="ed"), User.objects.get(username="admin")]
-    errors = run_together(lambda n: services.do_decide(users[n], MATCH), 2)
+    errors = run_together(lambda n: decisions.do_decide(users[n], MATCH), 2)
     assert errors == []
     runs = m.DecisionRun.objects.filter(match__key=MATCH).order_by("number")
     assert [r.number for r in runs] == [1, 2]

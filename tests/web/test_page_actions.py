@@ -381,3 +381,22 @@ def test_a_nul_character_is_refused_on_both_databases(site) -> None:
     steward = signed_in("steward")
     logged = steward.post(f"{BOARD}incidents/", {"zone": "tunnel", "minute": "5", "what": "a\x00"})
     assert logged.status_code == 400 and "NUL" in logged.content.decode()
+
+
+def test_only_broadcasters_and_admins_open_the_request_forms(site) -> None:
+    for username in ("officer", "steward", "away-officer"):
+        client = signed_in(username)
+        assert client.get(f"{BOARD}requests/new/").status_code == 403, username
+        assert client.get(f"{BOARD}requests/r24/change/").status_code == 403, username
+    assert signed_in("admin").get(f"{BOARD}requests/r01/change/").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["", "room/", "what-if/", "requests/new/", "requests/r24/change/"],
+)
+def test_every_page_asks_for_a_sign_in_first(site, path) -> None:
+    response = Client().get(f"{BOARD}{path}")
+    assert response.status_code == 302 and response["Location"].startswith("/login/")
+    posted = Client().post(f"{BOARD}decide/")
+    assert posted.status_code == 302 and not m.DecisionRun.objects.exists()

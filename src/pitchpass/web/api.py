@@ -20,6 +20,7 @@ from pydantic import Strict, StrictBool, StrictInt
 
 from pitchpass.core import SolverFailed
 from pitchpass.web import accounts, services
+from pitchpass.web import decisions as deciding
 from pitchpass.web.errors import ErrorCode, ServiceError
 
 
@@ -148,17 +149,17 @@ def withdraw_request(request: HttpRequest, match: str, request_id: str) -> Statu
 
 @api.post("/matches/{match}/decide", summary="Decide the match (a proposal)")
 def decide(request: HttpRequest, match: str) -> dict[str, Any]:
-    return services.do_decide(request.auth, match)  # type: ignore[attr-defined]
+    return deciding.do_decide(request.auth, match)  # type: ignore[attr-defined]
 
 
 @api.get("/matches/{match}/decisions", summary="The current decisions (media: their own)")
 def decisions(request: HttpRequest, match: str) -> dict[str, Any]:
-    return services.current_decisions(request.auth, match)  # type: ignore[attr-defined]
+    return deciding.current_decisions(request.auth, match)  # type: ignore[attr-defined]
 
 
 @api.post("/matches/{match}/publish", summary="Publish: lock the current grants")
 def publish(request: HttpRequest, match: str) -> dict[str, list[str]]:
-    return {"published": services.do_publish(request.auth, match)}  # type: ignore[attr-defined]
+    return {"published": deciding.do_publish(request.auth, match)}  # type: ignore[attr-defined]
 
 
 class RevokeIn(Schema):
@@ -167,7 +168,7 @@ class RevokeIn(Schema):
 
 @api.post("/matches/{match}/requests/{request_id}/revoke", summary="Take back a published grant")
 def revoke(request: HttpRequest, match: str, request_id: str, body: RevokeIn) -> dict[str, str]:
-    services.do_revoke(request.auth, match, request_id, body.reason)  # type: ignore[attr-defined]
+    deciding.do_revoke(request.auth, match, request_id, body.reason)  # type: ignore[attr-defined]
     return {"revoked": request_id}
 
 
@@ -199,7 +200,7 @@ def log_incident(request: HttpRequest, match: str, body: IncidentIn) -> Status[d
 
 @api.get("/matches/{match}/coverage", summary="Who caught each incident on camera")
 def coverage(request: HttpRequest, match: str) -> dict[str, Any]:
-    return services.coverage(request.auth, match)  # type: ignore[attr-defined]
+    return deciding.coverage(request.auth, match)  # type: ignore[attr-defined]
 
 
 class WhatIfIn(Schema):
@@ -211,7 +212,7 @@ class WhatIfIn(Schema):
 
 @api.post("/matches/{match}/what-if", summary="What if: grant, refuse, change capacities")
 def what_if(request: HttpRequest, match: str, body: WhatIfIn) -> dict[str, Any]:
-    return services.what_if_for(request.auth, match, body.dict())  # type: ignore[attr-defined]
+    return deciding.what_if_for(request.auth, match, body.dict())  # type: ignore[attr-defined]
 
 
 @api.get("/matches/{match}/export", summary="The match as a scenario (YAML)")
@@ -231,4 +232,4 @@ class OverrideIn(Schema):
 @api.post("/matches/{match}/requests/{request_id}/override", summary="Override one decision")
 def override(request: HttpRequest, match: str, request_id: str, body: OverrideIn) -> dict[str, Any]:
     user = request.auth  # type: ignore[attr-defined]
-    return services.do_override(user, match, request_id, body.status, body.reason)
+    return deciding.do_override(user, match, request_id, body.status, body.reason)

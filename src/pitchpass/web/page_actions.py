@@ -16,7 +16,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from pitchpass.web import access, board, services
+from pitchpass.web import access, board, decisions, services
 from pitchpass.web import models as m
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.pages import check, context, render_board, user_of
@@ -35,7 +35,7 @@ def _on_board(request: HttpRequest, match_key: str, act: Callable[[], str]) -> H
 @require_POST
 def decide(request: HttpRequest, match_key: str) -> HttpResponse:
     def act() -> str:
-        output = services.do_decide(user_of(request), match_key)
+        output = decisions.do_decide(user_of(request), match_key)
         refused = sum(d["status"] == "refused" for d in output["decisions"])
         return f"Decided: {len(output['decisions']) - refused} granted, {refused} refused."
 
@@ -46,7 +46,7 @@ def decide(request: HttpRequest, match_key: str) -> HttpResponse:
 @require_POST
 def publish(request: HttpRequest, match_key: str) -> HttpResponse:
     def act() -> str:
-        newly = services.do_publish(user_of(request), match_key)
+        newly = decisions.do_publish(user_of(request), match_key)
         return f"Published: {len(newly)} grants locked."
 
     return _on_board(request, match_key, act)
@@ -59,7 +59,7 @@ def override(request: HttpRequest, match_key: str, request_id: str) -> HttpRespo
         status, reason = request.POST.get("status", ""), request.POST.get("reason", "")
         user = user_of(request)
         before = _statuses(user, match_key)
-        output = services.do_override(user, match_key, request_id, status, reason)
+        output = decisions.do_override(user, match_key, request_id, status, reason)
         bumped = [
             d["request"]
             for d in output["decisions"]
@@ -73,17 +73,17 @@ def override(request: HttpRequest, match_key: str, request_id: str) -> HttpRespo
 
 def _statuses(user: User, match_key: str) -> dict[str, str]:
     try:
-        decisions = services.current_decisions(user, match_key)["decisions"]
+        current = decisions.current_decisions(user, match_key)["decisions"]
     except ServiceError:
         return {}  # not decided yet: the service says so when it is asked to act
-    return {d["request"]: d["status"] for d in decisions}
+    return {d["request"]: d["status"] for d in current}
 
 
 @login_required
 @require_POST
 def revoke(request: HttpRequest, match_key: str, request_id: str) -> HttpResponse:
     def act() -> str:
-        services.do_revoke(user_of(request), match_key, request_id, request.POST.get("reason", ""))
+        decisions.do_revoke(user_of(request), match_key, request_id, request.POST.get("reason", ""))
         return f"{request_id} revoked: decide again to hand its places on."
 
     return _on_board(request, match_key, act)
@@ -135,6 +135,7 @@ def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
     """The request form of a broadcaster or producer (an admin names the requester)."""
     user = user_of(request)
     match = check(user, match_key)
+    _check_requester(user)
     values = context(
         request,
         match=match,
@@ -164,6 +165,7 @@ def change_request(request: HttpRequest, match_key: str, request_id: str) -> Htt
     submitting it now (services.do_change_request)."""
     user = user_of(request)
     match = check(user, match_key)
+    _check_requester(user)
     row = access.seen_requests(user, match).filter(key=request_id).first()
     if row is None:
         raise Http404(f'no request "{request_id}"')
@@ -195,11 +197,17 @@ def change_request(request: HttpRequest, match_key: str, request_id: str) -> Htt
     return render(request, "pitchpass/request_form.html", values, status=status)
 
 
+def _check_requester(user: User) -> None:
+    """The request forms are for broadcasters and producers (and admins)."""
+    if access.profile(user).role not in ("media", "admin"):
+        raise ServiceError(ErrorCode.FORBIDDEN, "requests are made by broadcasters and producers")
+
+
 def _hint(values: dict[str, Any], match: m.Match, typed: Any, ticked: set[str]) -> None:
     """The room-left hint for what the form holds now."""
     zone = match.venue.zones.filter(key=typed.get("zone", "")).first()
     size = board.crew_size(str(typed.get("crew", "")))
-    usage = services.standing(match)["usage"]
+    usage = decisions.standing(match)["usage"]
     values["lines"] = board.room_left(usage, zone, ticked, size) if zone else []
     values["asked"] = bool(ticked)
 

@@ -13,7 +13,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from pitchpass.web import access, board, services
+from pitchpass.web import access, board, decisions
 from pitchpass.web import models as m
 from pitchpass.web.errors import ErrorCode, ServiceError
 
@@ -71,7 +71,7 @@ def render_board(
     match = check(user, match_key)
     visible = list(access.seen_requests(user, match))  # none for stewards
     run = match.runs.order_by("-number").first()
-    decisions = {d["request"]: d for d in run.output["decisions"]} if run else {}
+    by_request = {d["request"]: d for d in run.output["decisions"]} if run else {}
     filters = {k: request.GET.get(k, "") for k in ("status", "zone", "q")}
     try:
         incidents = _incidents(user, match)
@@ -85,7 +85,7 @@ def render_board(
         stale=run is not None and run.version != match.version,
         phases=list(match.competition.phases.values_list("key", flat=True)),
         grid=board.grid(run.output["usage"] if run else []),
-        rows=board.request_rows(visible, decisions, filters),
+        rows=board.request_rows(visible, by_request, filters),
         filters=filters,
         statuses=board.STATUSES,
         zones=zones,
@@ -105,7 +105,7 @@ def _incidents(user: User, match: m.Match) -> list[dict[str, Any]]:
     rows = {i.key: i for i in match.incidents.all()}
     names = dict(m.Organisation.objects.values_list("key", "name"))
     out = []
-    for incident in services.coverage(user, match.key)["incidents"]:
+    for incident in decisions.coverage(user, match.key)["incidents"]:
         row = rows.get(incident["incident"])
         sources = [
             {**s, "name": names.get(s["org"] or "", s["org"])} for s in incident["covered_by"]
@@ -141,7 +141,7 @@ def room(request: HttpRequest, match_key: str) -> HttpResponse:
     zone = match.venue.zones.filter(key=request.GET.get("zone", "")).first()
     phases = request.GET.getlist("phases")
     crew = board.crew_size(request.GET.get("crew", ""))
-    usage = services.standing(match)["usage"]
+    usage = decisions.standing(match)["usage"]
     lines = board.room_left(usage, zone, phases, crew) if zone else []
     return render(request, "pitchpass/_room.html", {"lines": lines, "asked": bool(phases)})
 
@@ -153,7 +153,7 @@ def what_if(request: HttpRequest, match_key: str) -> HttpResponse:
     match = check(user, match_key)
     if not access.manages(user, match):
         raise PermissionDenied("only the home club's officer or an admin")
-    standing = services.standing(match)
+    standing = decisions.standing(match)
     status = {d["request"]: d["status"] for d in standing["decisions"]}
     requests = list(match.requests.select_related("by", "zone"))
     capacities = [{**u, "name": f"capacity:{u['zone']}@{u['phase']}"} for u in standing["usage"]]
@@ -170,7 +170,7 @@ def what_if(request: HttpRequest, match_key: str) -> HttpResponse:
     if request.method == "POST":
         try:
             body = _what_if_body(request.POST, standing["usage"])
-            answer = services.what_if_for(user, match_key, body)
+            answer = decisions.what_if_for(user, match_key, body)
             names = {r.key: r.by.name for r in requests}
             values["story"] = board.what_if_story(answer, names, body["refuse"])
         except ServiceError as error:

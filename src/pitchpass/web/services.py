@@ -1,7 +1,7 @@
-"""What users see of a match and do to it: the lists; submitting, changing and withdrawing
-requests; deciding, overriding, publishing. Each `do_*` runs in one transaction that
-first locks the match row (SELECT ... FOR UPDATE), so that two people acting on one match
-at once are serialised and no zone is ever over-booked.
+"""What users do to a match's requests and incidents: the lists; submitting, changing
+and withdrawing requests; consent; logging incidents; the export. Each `do_*` runs in one
+transaction that first locks the match row (changes.py), so that two people acting on one
+match at once are serialised and no zone is ever over-booked. Deciding is decisions.py.
 """
 
 from __future__ import annotations
@@ -13,10 +13,19 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 
-from pitchpass.core import Scenario, ScenarioInvalid, check_document, decide_match
-from pitchpass.core.report import match_json
+from pitchpass.core import check_document
 from pitchpass.web import access, store
 from pitchpass.web import models as m
+from pitchpass.web.changes import (
+    audit,
+    changed,
+    check_id,
+    check_manages,
+    check_text,
+    locked,
+    scenario_of,
+    stored_invalid,
+)
 from pitchpass.web.errors import ErrorCode, ServiceError
 
 REQUEST_FIELDS = ("id", "zone", "phases", "crew", "cameras", "consent")
@@ -44,62 +53,8 @@ def requests_for(user: User, match_key: str) -> list[dict[str, Any]]:
     return [store.request_json(match.key, r) for r in access.visible_requests(user, match)]
 
 
-def _locked(match: m.Match) -> m.Match:
-    return m.Match.objects.select_for_update().get(pk=match.pk)
-
-
-def _changed(match: m.Match) -> None:
-    """Record that the match's decisions may now differ (the caller holds the lock)."""
-    m.Match.objects.filter(pk=match.pk).update(version=match.version + 1)
-    match.version += 1
-
-
-def _audit(user: User, action: str, match: m.Match, target: str, before: Any, after: Any) -> None:
-    m.AuditEntry.objects.create(
-        user=user, action=action, match=match, target=target, before=before, after=after
-    )
-
-
-def _scenario(match: m.Match) -> Scenario:
-    """The core's scenario of the stored match; rows edited into nonsense are a conflict."""
-    try:
-        return store.scenario_of(match.key)
-    except ScenarioInvalid as invalid:
-        raise ServiceError(ErrorCode.CONFLICT, _stored_invalid(invalid.problems[0])) from None
-
-
-def _stored_invalid(problem: Any) -> str:
-    return f"the match as stored is not a valid scenario ({problem}); load its file again"
-
-
-ID_LENGTH = 100  # the models' max_length for keys
-
-
-def _check_id(value: str) -> str:
-    """An id that can be stored and addressed in a URL."""
-    if len(value) > ID_LENGTH:
-        raise ServiceError(ErrorCode.INVALID, f"an id has at most {ID_LENGTH} characters", "id")
-    if "/" in value:
-        raise ServiceError(
-            ErrorCode.INVALID, 'an id cannot hold "/" (URLs could not name it)', "id"
-        )
-    return value
-
-
-def _check_text(value: Any, path: str = "") -> None:
-    """No NUL character anywhere: PostgreSQL cannot store one in text, SQLite would."""
-    if isinstance(value, str) and "\x00" in value:
-        raise ServiceError(ErrorCode.INVALID, "text cannot hold a NUL character", path)
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _check_text(item, f"{path}.{key}".lstrip("."))
-    if isinstance(value, list):
-        for n, item in enumerate(value):
-            _check_text(item, f"{path}[{n}]")
-
-
 def _check_deadline(match: m.Match, now: datetime) -> None:
-    deadline = _scenario(match).policy.deadline
+    deadline = scenario_of(match).policy.deadline
     if now > match.kickoff - deadline:
         cutoff = (match.kickoff - deadline).isoformat(timespec="minutes")
         raise ServiceError(ErrorCode.DEADLINE_PASSED, f"requests closed at {cutoff}, the deadline")
@@ -108,9 +63,9 @@ def _check_deadline(match: m.Match, now: datetime) -> None:
 def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: datetime) -> str:
     """Add a request (media: for their own organisation; admin: for `by`); the core checks
     it against the match as stored. Locks the match."""
-    _check_text(body)
+    check_text(body)
     with transaction.atomic():
-        match = _locked(access.check_match(user, match_key))
+        match = locked(access.check_match(user, match_key))
         by = _requester(user, body)
         _check_deadline(match, now)
         admin = access.profile(user).role == "admin"
@@ -118,7 +73,7 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
             raise ServiceError(
                 ErrorCode.FORBIDDEN, "consent is given by the occupant club's officer", "consent"
             )
-        request_id = _check_id(_request_id(match, by, body.get("id"), admin))
+        request_id = check_id(_request_id(match, by, body.get("id"), admin))
         if match.requests.filter(key=request_id).exists():
             raise ServiceError(ErrorCode.DUPLICATE, f'request "{request_id}" exists already', "id")
         entry = {k: body[k] for k in REQUEST_FIELDS if body.get(k) is not None}
@@ -137,8 +92,8 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
             position=(match.requests.aggregate(n=Max("position"))["n"] or 0) + 1,
         )
         row.consent.set(m.Organisation.objects.filter(key__in=entry.get("consent", [])))
-        _changed(match)
-        _audit(user, "submit", match, request_id, None, store.request_json(match.key, row))
+        changed(match)
+        audit(user, "submit", match, request_id, None, store.request_json(match.key, row))
         return request_id
 
 
@@ -204,7 +159,7 @@ def _check_entry(document: dict[str, Any], section: str, entry: dict[str, Any]) 
         if not own:
             entries[place : place + 1] = old
             if check_document(document)[1]:  # the match as stored is at fault, not the entry
-                raise ServiceError(ErrorCode.CONFLICT, _stored_invalid(problems[0]))
+                raise ServiceError(ErrorCode.CONFLICT, stored_invalid(problems[0]))
             own = problems
         path = own[0].path.removeprefix(prefix).lstrip(".")
         raise ServiceError(ErrorCode.INVALID, own[0].message, path)
@@ -219,7 +174,7 @@ def do_withdraw_request(user: User, match_key: str, request_id: str, now: dateti
     """Remove a request of the user's organisation (admin: any) before the deadline.
     Locks the match. Another organisation's request is "not found", as if absent."""
     with transaction.atomic():
-        match = _locked(access.check_match(user, match_key))
+        match = locked(access.check_match(user, match_key))
         who = access.profile(user)
         row = _own_request(user, match, request_id)
         if row.locked:
@@ -228,8 +183,8 @@ def do_withdraw_request(user: User, match_key: str, request_id: str, now: dateti
             _check_deadline(match, now)
         before = store.request_json(match.key, row)
         row.delete()
-        _changed(match)
-        _audit(user, "withdraw", match, request_id, before, None)
+        changed(match)
+        audit(user, "withdraw", match, request_id, before, None)
 
 
 CHANGE_FIELDS = ("zone", "phases", "crew", "cameras", "consent")
@@ -243,12 +198,12 @@ def do_change_request(
     old one and counts as submitted now: a change never keeps an earlier place in the
     first-come order. A change of zone drops the consent given for the old zone. Locks
     the match; another organisation's request is "not found", as if absent."""
-    _check_text(body)
+    check_text(body)
     changes = {k: body[k] for k in CHANGE_FIELDS if body.get(k) is not None}
     if not changes:
         raise ServiceError(ErrorCode.INVALID, f"change one of {', '.join(CHANGE_FIELDS)}")
     with transaction.atomic():
-        match = _locked(access.check_match(user, match_key))
+        match = locked(access.check_match(user, match_key))
         who = access.profile(user)
         admin = who.role == "admin"
         if not admin and who.role != "media":
@@ -279,8 +234,8 @@ def do_change_request(
         row.save()
         row.consent.set(m.Organisation.objects.filter(key__in=entry.get("consent", [])))
         after = store.request_json(match.key, row)
-        _changed(match)
-        _audit(user, "change", match, request_id, before, after)
+        changed(match)
+        audit(user, "change", match, request_id, before, after)
         return after
 
 
@@ -296,196 +251,12 @@ def _own_request(user: User, match: m.Match, request_id: str) -> m.Request:
     return row
 
 
-def do_decide(user: User, match_key: str) -> dict[str, Any]:
-    """Decide the match as stored (a proposal) and keep the run. Locks the match."""
-    with transaction.atomic():
-        match = _managed(user, match_key)
-        output = match_json(decide_match(_scenario(match), match.key))
-        run = _save_run(match, user, output, [])
-        _audit(user, "decide", match, f"run {run.number}", None, output)
-        return output
-
-
-def _save_run(
-    match: m.Match, user: User, output: dict[str, Any], overrides: list[dict[str, str]]
-) -> m.DecisionRun:
-    number = (match.runs.aggregate(n=Max("number"))["n"] or 0) + 1
-    run = m.DecisionRun.objects.create(
-        match=match,
-        number=number,
-        version=match.version,
-        output=output,
-        overrides=overrides,
-        made_by=user,
-    )
-    rows = {r.key: r for r in match.requests.all()}
-    m.Decision.objects.bulk_create(
-        m.Decision(
-            run=run,
-            request=rows[d["request"]],
-            status=d["status"],
-            tier=d["tier"],
-            reasons=d["reasons"],
-        )
-        for d in output["decisions"]
-    )
-    return run
-
-
-OVERRIDE = "override"  # the reason code of a refusal an officer made by hand
-
-
-def do_override(
-    user: User, match_key: str, request_id: str, status: str, reason: str
-) -> dict[str, Any]:
-    """Change one decision of the current proposal by hand, with a written reason. A grant
-    is made as `what-if --grant` makes it (others may be bumped; it must fit beside the
-    published grants); a refusal as `--refuse`, then listed refused with the reason.
-    Overrides made before stay in effect until the next `decide`. Locks the match."""
-    _check_text(reason, "reason")
-    from pitchpass.core import Changes, ScenarioInvalid, what_if
-
-    if status not in ("granted", "refused"):
-        raise ServiceError(ErrorCode.INVALID, "status must be granted or refused", "status")
-    if not reason.strip():
-        raise ServiceError(ErrorCode.INVALID, "an override needs a written reason", "reason")
-    with transaction.atomic():
-        match = _managed(user, match_key)
-        run = match.runs.order_by("-number").first()
-        if run is None:
-            raise ServiceError(ErrorCode.NOT_DECIDED, "decide the match before overriding")
-        row = match.requests.filter(key=request_id).first()
-        if row is None:
-            raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "request")
-        if row.locked and status == "refused":
-            raise ServiceError(ErrorCode.PUBLISHED, "a published grant is revoked, not overridden")
-        if row.revoked:
-            raise ServiceError(ErrorCode.CONFLICT, f"{request_id} was revoked: {row.revoked}")
-        overrides = [o for o in run.overrides if o["request"] != request_id]
-        overrides.append({"request": request_id, "status": status, "reason": reason})
-        grants = tuple(o["request"] for o in overrides if o["status"] == "granted")
-        refusals = tuple(o["request"] for o in overrides if o["status"] == "refused")
-        scenario = _scenario(match)
-        try:
-            result = what_if(scenario, Changes(grant=grants, refuse=refusals), [match.key])
-        except ScenarioInvalid as invalid:
-            raise ServiceError(ErrorCode.CONFLICT, invalid.problems[0].message) from None
-        output = match_json(result.after[0])
-        output["decisions"] = _with_refusals(result.before[0], output["decisions"], overrides)
-        before = next(
-            (
-                {"status": d["status"], "reasons": d["reasons"]}
-                for d in run.output["decisions"]
-                if d["request"] == request_id
-            ),
-            None,  # submitted since the run was made
-        )
-        _save_run(match, user, output, overrides)
-        _audit(user, "override", match, request_id, before, {"status": status, "reason": reason})
-        return output
-
-
-def _with_refusals(
-    before: Any, decisions: list[dict[str, Any]], overrides: list[dict[str, str]]
-) -> list[dict[str, Any]]:
-    """The decisions in document order, the requests refused by hand put back as refused."""
-    by_hand = {o["request"]: o["reason"] for o in overrides if o["status"] == "refused"}
-    decided = {d["request"]: d for d in decisions}
-    out = []
-    for d in before.decisions:
-        request_id = d.request.id
-        if request_id in by_hand:
-            reason = {"code": OVERRIDE, "text": by_hand[request_id]}
-            out.append({"request": request_id, "status": "refused", "tier": d.tier,
-                        "reasons": [reason]})  # fmt: skip
-        else:
-            out.append(decided[request_id])
-    return out
-
-
-def current_decisions(user: User, match_key: str) -> dict[str, Any]:
-    """The newest run's output; media see their own organisation's decisions only."""
-    match = access.check_match(user, match_key)
-    run = match.runs.order_by("-number").first()
-    if run is None:
-        raise ServiceError(ErrorCode.NOT_FOUND, "this match has not been decided yet")
-    output = dict(run.output)
-    visible = {r.key for r in access.visible_requests(user, match)}
-    output["decisions"] = [d for d in output["decisions"] if d["request"] in visible]
-    output["incidents"] = _hide_others(user, match, output["incidents"])
-    return output
-
-
-def _managed(user: User, match_key: str) -> m.Match:
-    """The match, locked, if the user manages it (home club's officer, admin)."""
-    return _locked(_check_manages(user, match_key))
-
-
-def _check_manages(user: User, match_key: str) -> m.Match:
-    match = access.check_match(user, match_key)
-    if not access.manages(user, match):
-        raise ServiceError(ErrorCode.FORBIDDEN, "only the home club's officer or an admin")
-    return match
-
-
-def do_publish(user: User, match_key: str) -> list[str]:
-    """Lock every grant of the current run: published grants stay granted whatever is
-    decided later, until revoked. Locks the match; the ids newly published."""
-    with transaction.atomic():
-        match = _managed(user, match_key)
-        run = match.runs.order_by("-number").first()
-        if run is None:
-            raise ServiceError(ErrorCode.NOT_DECIDED, "decide the match before publishing")
-        if run.version != match.version:
-            raise ServiceError(
-                ErrorCode.STALE_RUN, "requests changed since the last decide: decide again"
-            )
-        rows = match.requests.filter(decisions__run=run, decisions__status="granted", locked=False)
-        newly = sorted(rows.values_list("key", flat=True))
-        already = sorted(match.requests.filter(locked=True).values_list("key", flat=True))
-        m.Request.objects.filter(pk__in=[r.pk for r in rows]).update(locked=True)
-        _changed(match)
-        # The run stays current: publishing locked its own grants and changed no decision.
-        m.DecisionRun.objects.filter(pk=run.pk).update(version=match.version)
-        _audit(
-            user,
-            "publish",
-            match,
-            f"run {run.number}",
-            {"published": already},
-            {"published": sorted([*already, *newly]), "newly": newly},
-        )
-        return newly
-
-
-def do_revoke(user: User, match_key: str, request_id: str, reason: str) -> None:
-    """Take back a published grant, with a written reason. The request is then out of
-    every decision (refused, with that reason, on the board) until withdrawn; its places
-    go to others at the next decide. Locks the match."""
-    _check_text(reason, "reason")
-    if not reason.strip():
-        raise ServiceError(ErrorCode.INVALID, "a revoke needs a written reason", "reason")
-    with transaction.atomic():
-        match = _managed(user, match_key)
-        row = match.requests.filter(key=request_id).first()
-        if row is None:
-            raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "id")
-        if not row.locked:
-            raise ServiceError(ErrorCode.CONFLICT, f'request "{request_id}" is not published')
-        row.locked, row.revoked = False, reason.strip()
-        row.save(update_fields=["locked", "revoked"])
-        _changed(match)
-        _audit(
-            user, "revoke", match, request_id, {"locked": True}, {"locked": False, "reason": reason}
-        )
-
-
 def do_consent(user: User, match_key: str, request_id: str, given: bool) -> None:
     """The occupant club's officer gives or takes back consent for a crew in its own
     dressing room. A request the user may not see is "not found", as if absent (the
     occupant's officer sees those in its zones). Locks the match."""
     with transaction.atomic():
-        match = _locked(access.check_match(user, match_key))
+        match = locked(access.check_match(user, match_key))
         who = access.profile(user)
         row = access.seen_requests(user, match).filter(key=request_id).first()
         if row is None:
@@ -504,8 +275,8 @@ def do_consent(user: User, match_key: str, request_id: str, given: bool) -> None
             row.consent.remove(occupant)
         after = sorted(row.consent.values_list("key", flat=True))
         if after != before:
-            _changed(match)
-        _audit(user, "consent", match, request_id, {"consent": before}, {"consent": after})
+            changed(match)
+        audit(user, "consent", match, request_id, {"consent": before}, {"consent": after})
 
 
 INCIDENT_FIELDS = ("id", "zone", "minute", "at", "what")
@@ -513,13 +284,13 @@ INCIDENT_FIELDS = ("id", "zone", "minute", "at", "what")
 
 def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
     """Stewards, officers and admins log what happened; the core checks it. Locks the match."""
-    _check_text(body)
+    check_text(body)
     with transaction.atomic():
-        match = _locked(access.check_match(user, match_key))
+        match = locked(access.check_match(user, match_key))
         if access.profile(user).role not in ("steward", "officer", "admin"):
             raise ServiceError(ErrorCode.FORBIDDEN, "stewards, officers and admins log incidents")
         taken = set(match.incidents.values_list("key", flat=True))
-        incident_id = _check_id(str(body.get("id") or _free_id("incident-", taken)))
+        incident_id = check_id(str(body.get("id") or _free_id("incident-", taken)))
         if incident_id in taken:
             raise ServiceError(
                 ErrorCode.DUPLICATE, f'incident "{incident_id}" exists already', "id"
@@ -529,7 +300,7 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
         _check_entry(store.export(match.key), "incidents", entry)
         _check_instant(entry.get("at"))
         store.add_incident(match, entry)
-        _audit(user, "incident", match, incident_id, None, entry)
+        audit(user, "incident", match, incident_id, None, entry)
         return incident_id
 
 
@@ -543,93 +314,6 @@ def _check_instant(at: Any) -> None:
         raise ServiceError(ErrorCode.INVALID, "at is outside the calendar", "at") from None
 
 
-def coverage(user: User, match_key: str) -> dict[str, Any]:
-    """Who caught each incident: the match as it stands, with the current run's overrides
-    (so it agrees with /decisions), incidents logged since included."""
-    match = access.check_match(user, match_key)
-    incidents = standing(match)["incidents"]
-    return {"match": match.key, "incidents": _hide_others(user, match, incidents)}
-
-
-def standing(match: m.Match) -> dict[str, Any]:
-    """The match decided as it stands now, with the current run's overrides (the
-    `decide --json` match object). Not filtered: callers show only what a user may see."""
-    from pitchpass.core import what_if
-
-    scenario = _scenario(match)
-    changes = _overrides(match, scenario)
-    if changes.grant or changes.refuse:
-        result = what_if(scenario, changes, [match.key]).after[0]
-    else:
-        result = decide_match(scenario, match.key)
-    return match_json(result)
-
-
-def _overrides(match: m.Match, scenario: Any, grant: Any = (), refuse: Any = ()) -> Any:
-    """The current run's overrides as what-if changes, for the requests still there; a
-    request in `grant` or `refuse` (a what-if's own ticks) is left to those."""
-    from pitchpass.core import Changes
-
-    run = match.runs.order_by("-number").first()
-    there = {r.id for r in scenario.requests}
-    mine = set(grant) | set(refuse)
-    kept = [o for o in (run.overrides if run else []) if o["request"] in there - mine]
-    return Changes(
-        grant=tuple(o["request"] for o in kept if o["status"] == "granted"),
-        refuse=tuple(o["request"] for o in kept if o["status"] == "refused"),
-    )
-
-
-def _hide_others(user: User, match: m.Match, incidents: list[dict[str, Any]]) -> list[Any]:
-    """Whose camera caught an incident is for all to see; which request it was only for
-    those who may see that request (its id is left out for the others)."""
-    if access.manages(user, match):
-        return incidents
-    own = set(access.seen_requests(user, match).values_list("key", flat=True))
-    return [
-        {
-            **incident,
-            "covered_by": [
-                s if s["source"] != "request" or s["id"] in own else {**s, "id": None}
-                for s in incident["covered_by"]
-            ],
-        }
-        for incident in incidents
-    ]
-
-
-def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, Any]:
-    """`pitchpass what-if --json` for one stored match; changes nothing."""
-    from pitchpass.core import (
-        Changes,
-        ScenarioInvalid,
-        apply_changes,
-        parse_capacity,
-        what_if,
-        what_if_json,
-    )
-
-    match = _check_manages(user, match_key)
-    scenario = _scenario(match)
-    try:
-        changes = Changes(
-            tuple(body.get("grant") or ()),
-            tuple(body.get("refuse") or ()),
-            tuple(
-                parse_capacity(f"{k}={n}", "capacity")
-                for k, n in (body.get("capacity") or {}).items()
-            ),
-        )
-        # "Before" is the match as it stands: the current run's overrides in effect.
-        base = _overrides(match, scenario, changes.grant, changes.refuse)
-        if base.grant or base.refuse:
-            scenario = apply_changes(scenario, base)
-        return what_if_json(what_if(scenario, changes, [match.key]))
-    except ScenarioInvalid as invalid:
-        problem = invalid.problems[0]
-        raise ServiceError(ErrorCode.INVALID, problem.message, problem.path.lstrip("-")) from None
-
-
 def export_for(user: User, match_key: str) -> dict[str, Any]:
-    match = _check_manages(user, match_key)
+    match = check_manages(user, match_key)
     return store.export(match.key)

@@ -1,0 +1,81 @@
+"""What every change to a match goes through: the match row locked inside the
+transaction (SELECT ... FOR UPDATE), its version moved on, an audit entry; and the checks
+shared by the services: who manages a match, ids and text that can be stored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+
+from pitchpass.core import Scenario, ScenarioInvalid
+from pitchpass.web import access, store
+from pitchpass.web import models as m
+from pitchpass.web.errors import ErrorCode, ServiceError
+
+
+def locked(match: m.Match) -> m.Match:
+    return m.Match.objects.select_for_update().get(pk=match.pk)
+
+
+def changed(match: m.Match) -> None:
+    """Record that the match's decisions may now differ (the caller holds the lock)."""
+    m.Match.objects.filter(pk=match.pk).update(version=match.version + 1)
+    match.version += 1
+
+
+def audit(user: User, action: str, match: m.Match, target: str, before: Any, after: Any) -> None:
+    m.AuditEntry.objects.create(
+        user=user, action=action, match=match, target=target, before=before, after=after
+    )
+
+
+def scenario_of(match: m.Match) -> Scenario:
+    """The core's scenario of the stored match; rows edited into nonsense are a conflict."""
+    try:
+        return store.scenario_of(match.key)
+    except ScenarioInvalid as invalid:
+        raise ServiceError(ErrorCode.CONFLICT, stored_invalid(invalid.problems[0])) from None
+
+
+def stored_invalid(problem: Any) -> str:
+    return f"the match as stored is not a valid scenario ({problem}); load its file again"
+
+
+ID_LENGTH = 100  # the models' max_length for keys
+
+
+def check_id(value: str) -> str:
+    """An id that can be stored and addressed in a URL."""
+    if len(value) > ID_LENGTH:
+        raise ServiceError(ErrorCode.INVALID, f"an id has at most {ID_LENGTH} characters", "id")
+    if "/" in value:
+        raise ServiceError(
+            ErrorCode.INVALID, 'an id cannot hold "/" (URLs could not name it)', "id"
+        )
+    return value
+
+
+def check_text(value: Any, path: str = "") -> None:
+    """No NUL character anywhere: PostgreSQL cannot store one in text, SQLite would."""
+    if isinstance(value, str) and "\x00" in value:
+        raise ServiceError(ErrorCode.INVALID, "text cannot hold a NUL character", path)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            check_text(item, f"{path}.{key}".lstrip("."))
+    if isinstance(value, list):
+        for n, item in enumerate(value):
+            check_text(item, f"{path}[{n}]")
+
+
+def managed(user: User, match_key: str) -> m.Match:
+    """The match, locked, if the user manages it (home club's officer, admin)."""
+    return locked(check_manages(user, match_key))
+
+
+def check_manages(user: User, match_key: str) -> m.Match:
+    match = access.check_match(user, match_key)
+    if not access.manages(user, match):
+        raise ServiceError(ErrorCode.FORBIDDEN, "only the home club's officer or an admin")
+    return match

@@ -1,0 +1,285 @@
+"""Deciding a match and what follows: the proposal (decide, a numbered run), overrides by
+hand, publishing (locking the grants), revoking; and reading it: the current decisions,
+the match as it stands, the coverage of its incidents, what-if. Every change locks the
+match first (changes.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Max
+
+from pitchpass.core import ScenarioInvalid, decide_match
+from pitchpass.core.report import match_json
+from pitchpass.web import access
+from pitchpass.web import models as m
+from pitchpass.web.changes import (
+    audit,
+    changed,
+    check_manages,
+    check_text,
+    managed,
+    scenario_of,
+)
+from pitchpass.web.errors import ErrorCode, ServiceError
+
+
+def do_decide(user: User, match_key: str) -> dict[str, Any]:
+    """Decide the match as stored (a proposal) and keep the run. Locks the match."""
+    with transaction.atomic():
+        match = managed(user, match_key)
+        output = match_json(decide_match(scenario_of(match), match.key))
+        run = _save_run(match, user, output, [])
+        audit(user, "decide", match, f"run {run.number}", None, output)
+        return output
+
+
+def _save_run(
+    match: m.Match, user: User, output: dict[str, Any], overrides: list[dict[str, str]]
+) -> m.DecisionRun:
+    number = (match.runs.aggregate(n=Max("number"))["n"] or 0) + 1
+    run = m.DecisionRun.objects.create(
+        match=match,
+        number=number,
+        version=match.version,
+        output=output,
+        overrides=overrides,
+        made_by=user,
+    )
+    rows = {r.key: r for r in match.requests.all()}
+    m.Decision.objects.bulk_create(
+        m.Decision(
+            run=run,
+            request=rows[d["request"]],
+            status=d["status"],
+            tier=d["tier"],
+            reasons=d["reasons"],
+        )
+        for d in output["decisions"]
+    )
+    return run
+
+
+OVERRIDE = "override"  # the reason code of a refusal an officer made by hand
+
+
+def do_override(
+    user: User, match_key: str, request_id: str, status: str, reason: str
+) -> dict[str, Any]:
+    """Change one decision of the current proposal by hand, with a written reason. A grant
+    is made as `what-if --grant` makes it (others may be bumped; it must fit beside the
+    published grants); a refusal as `--refuse`, then listed refused with the reason.
+    Overrides made before stay in effect until the next `decide`. Locks the match."""
+    check_text(reason, "reason")
+    from pitchpass.core import Changes, what_if
+
+    if status not in ("granted", "refused"):
+        raise ServiceError(ErrorCode.INVALID, "status must be granted or refused", "status")
+    if not reason.strip():
+        raise ServiceError(ErrorCode.INVALID, "an override needs a written reason", "reason")
+    with transaction.atomic():
+        match = managed(user, match_key)
+        run = match.runs.order_by("-number").first()
+        if run is None:
+            raise ServiceError(ErrorCode.NOT_DECIDED, "decide the match before overriding")
+        row = match.requests.filter(key=request_id).first()
+        if row is None:
+            raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "request")
+        if row.locked and status == "refused":
+            raise ServiceError(ErrorCode.PUBLISHED, "a published grant is revoked, not overridden")
+        if row.revoked:
+            raise ServiceError(ErrorCode.CONFLICT, f"{request_id} was revoked: {row.revoked}")
+        overrides = [o for o in run.overrides if o["request"] != request_id]
+        overrides.append({"request": request_id, "status": status, "reason": reason})
+        grants = tuple(o["request"] for o in overrides if o["status"] == "granted")
+        refusals = tuple(o["request"] for o in overrides if o["status"] == "refused")
+        scenario = scenario_of(match)
+        try:
+            result = what_if(scenario, Changes(grant=grants, refuse=refusals), [match.key])
+        except ScenarioInvalid as invalid:
+            raise ServiceError(ErrorCode.CONFLICT, invalid.problems[0].message) from None
+        output = match_json(result.after[0])
+        output["decisions"] = _with_refusals(result.before[0], output["decisions"], overrides)
+        before = next(
+            (
+                {"status": d["status"], "reasons": d["reasons"]}
+                for d in run.output["decisions"]
+                if d["request"] == request_id
+            ),
+            None,  # submitted since the run was made
+        )
+        _save_run(match, user, output, overrides)
+        audit(user, "override", match, request_id, before, {"status": status, "reason": reason})
+        return output
+
+
+def _with_refusals(
+    before: Any, decisions: list[dict[str, Any]], overrides: list[dict[str, str]]
+) -> list[dict[str, Any]]:
+    """The decisions in document order, the requests refused by hand put back as refused."""
+    by_hand = {o["request"]: o["reason"] for o in overrides if o["status"] == "refused"}
+    decided = {d["request"]: d for d in decisions}
+    out = []
+    for d in before.decisions:
+        request_id = d.request.id
+        if request_id in by_hand:
+            reason = {"code": OVERRIDE, "text": by_hand[request_id]}
+            out.append({"request": request_id, "status": "refused", "tier": d.tier,
+                        "reasons": [reason]})  # fmt: skip
+        else:
+            out.append(decided[request_id])
+    return out
+
+
+def current_decisions(user: User, match_key: str) -> dict[str, Any]:
+    """The newest run's output; media see their own organisation's decisions only."""
+    match = access.check_match(user, match_key)
+    run = match.runs.order_by("-number").first()
+    if run is None:
+        raise ServiceError(ErrorCode.NOT_FOUND, "this match has not been decided yet")
+    output = dict(run.output)
+    visible = {r.key for r in access.visible_requests(user, match)}
+    output["decisions"] = [d for d in output["decisions"] if d["request"] in visible]
+    output["incidents"] = _hide_others(user, match, output["incidents"])
+    return output
+
+
+def do_publish(user: User, match_key: str) -> list[str]:
+    """Lock every grant of the current run: published grants stay granted whatever is
+    decided later, until revoked. Locks the match; the ids newly published."""
+    with transaction.atomic():
+        match = managed(user, match_key)
+        run = match.runs.order_by("-number").first()
+        if run is None:
+            raise ServiceError(ErrorCode.NOT_DECIDED, "decide the match before publishing")
+        if run.version != match.version:
+            raise ServiceError(
+                ErrorCode.STALE_RUN, "requests changed since the last decide: decide again"
+            )
+        rows = match.requests.filter(decisions__run=run, decisions__status="granted", locked=False)
+        newly = sorted(rows.values_list("key", flat=True))
+        already = sorted(match.requests.filter(locked=True).values_list("key", flat=True))
+        m.Request.objects.filter(pk__in=[r.pk for r in rows]).update(locked=True)
+        changed(match)
+        # The run stays current: publishing locked its own grants and changed no decision.
+        m.DecisionRun.objects.filter(pk=run.pk).update(version=match.version)
+        audit(
+            user,
+            "publish",
+            match,
+            f"run {run.number}",
+            {"published": already},
+            {"published": sorted([*already, *newly]), "newly": newly},
+        )
+        return newly
+
+
+def do_revoke(user: User, match_key: str, request_id: str, reason: str) -> None:
+    """Take back a published grant, with a written reason. The request is then out of
+    every decision (refused, with that reason, on the board) until withdrawn; its places
+    go to others at the next decide. Locks the match."""
+    check_text(reason, "reason")
+    if not reason.strip():
+        raise ServiceError(ErrorCode.INVALID, "a revoke needs a written reason", "reason")
+    with transaction.atomic():
+        match = managed(user, match_key)
+        row = match.requests.filter(key=request_id).first()
+        if row is None:
+            raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "id")
+        if not row.locked:
+            raise ServiceError(ErrorCode.CONFLICT, f'request "{request_id}" is not published')
+        row.locked, row.revoked = False, reason.strip()
+        row.save(update_fields=["locked", "revoked"])
+        changed(match)
+        audit(
+            user, "revoke", match, request_id, {"locked": True}, {"locked": False, "reason": reason}
+        )
+
+
+def coverage(user: User, match_key: str) -> dict[str, Any]:
+    """Who caught each incident: the match as it stands, with the current run's overrides
+    (so it agrees with /decisions), incidents logged since included."""
+    match = access.check_match(user, match_key)
+    incidents = standing(match)["incidents"]
+    return {"match": match.key, "incidents": _hide_others(user, match, incidents)}
+
+
+def standing(match: m.Match) -> dict[str, Any]:
+    """The match decided as it stands now, with the current run's overrides (the
+    `decide --json` match object). Not filtered: callers show only what a user may see."""
+    from pitchpass.core import what_if
+
+    scenario = scenario_of(match)
+    changes = _overrides(match, scenario)
+    if changes.grant or changes.refuse:
+        result = what_if(scenario, changes, [match.key]).after[0]
+    else:
+        result = decide_match(scenario, match.key)
+    return match_json(result)
+
+
+def _overrides(match: m.Match, scenario: Any, grant: Any = (), refuse: Any = ()) -> Any:
+    """The current run's overrides as what-if changes, for the requests still there; a
+    request in `grant` or `refuse` (a what-if's own ticks) is left to those."""
+    from pitchpass.core import Changes
+
+    run = match.runs.order_by("-number").first()
+    there = {r.id for r in scenario.requests}
+    mine = set(grant) | set(refuse)
+    kept = [o for o in (run.overrides if run else []) if o["request"] in there - mine]
+    return Changes(
+        grant=tuple(o["request"] for o in kept if o["status"] == "granted"),
+        refuse=tuple(o["request"] for o in kept if o["status"] == "refused"),
+    )
+
+
+def _hide_others(user: User, match: m.Match, incidents: list[dict[str, Any]]) -> list[Any]:
+    """Whose camera caught an incident is for all to see; which request it was only for
+    those who may see that request (its id is left out for the others)."""
+    if access.manages(user, match):
+        return incidents
+    own = set(access.seen_requests(user, match).values_list("key", flat=True))
+    return [
+        {
+            **incident,
+            "covered_by": [
+                s if s["source"] != "request" or s["id"] in own else {**s, "id": None}
+                for s in incident["covered_by"]
+            ],
+        }
+        for incident in incidents
+    ]
+
+
+def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, Any]:
+    """`pitchpass what-if --json` for one stored match; changes nothing."""
+    from pitchpass.core import (
+        Changes,
+        apply_changes,
+        parse_capacity,
+        what_if,
+        what_if_json,
+    )
+
+    match = check_manages(user, match_key)
+    scenario = scenario_of(match)
+    try:
+        changes = Changes(
+            tuple(body.get("grant") or ()),
+            tuple(body.get("refuse") or ()),
+            tuple(
+                parse_capacity(f"{k}={n}", "capacity")
+                for k, n in (body.get("capacity") or {}).items()
+            ),
+        )
+        # "Before" is the match as it stands: the current run's overrides in effect.
+        base = _overrides(match, scenario, changes.grant, changes.refuse)
+        if base.grant or base.refuse:
+            scenario = apply_changes(scenario, base)
+        return what_if_json(what_if(scenario, changes, [match.key]))
+    except ScenarioInvalid as invalid:
+        problem = invalid.problems[0]
+        raise ServiceError(ErrorCode.INVALID, problem.message, problem.path.lstrip("-")) from None
