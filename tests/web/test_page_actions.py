@@ -229,6 +229,7 @@ def test_the_board_tells_more_of_each_incident_and_the_list_counts_only_ones_own
     assert "Not decided yet: who would catch each incident" in board
     assert "minute 125, away-dressing-room" in board and "milk and water" in board
     assert "a crew of Sky Sports" in board  # names, not ids, for another's crew
+    assert "cctv-tunnel: tunnel, post-match (Manchester United)" in board
     listing = docs.get("/").content.decode()
     assert re.search(r"<td>2</td>\s*</tr>", listing)  # r24 and r25 wait, not all 37
     hint = docs.get(

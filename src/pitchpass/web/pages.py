@@ -92,6 +92,7 @@ def render_board(
         manages=access.manages(user, match),
         occupied=_occupied_by(user, match, zones),
         incidents=incidents,
+        cameras=match.venue.cameras.select_related("zone", "operator"),
         access=_access(user, match),
         error=error,
         typed=typed or {},
