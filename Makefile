@@ -24,13 +24,14 @@ lint: install
 	$(BIN)/ruff format --check .
 	PITCHPASS_SECRET_KEY=lint-only $(BIN)/mypy  # the Django plugin reads settings
 
-test: lint $(CHROMIUM)
-	$(BIN)/pytest
-
 # The browser tests drive Debian's Chromium (Playwright never downloads its own here).
 CHROMIUM ?= /usr/bin/chromium
 $(CHROMIUM):
 	apt-get update -q && apt-get install -y -q chromium
+
+# CHROMIUM is set above this rule: make reads a prerequisite when it reads the rule.
+test: lint $(CHROMIUM)
+	$(BIN)/pytest
 
 # The web tests again, on the local PostgreSQL (CI runs this after `make test`).
 PG_URL ?= postgres://postgres@127.0.0.1:5432/test

@@ -64,6 +64,18 @@ def test_readme_shows_the_two_commands_and_the_makefile_has_them() -> None:
     assert "make test" in (ROOT / ".ci" / "run").read_text()
 
 
+def test_make_test_installs_chromium_when_it_is_missing() -> None:
+    """On a fresh machine `make test` must install the browser before the browser tests run."""
+    database = subprocess.run(
+        ["make", "-p", "-n", "test"], cwd=ROOT, capture_output=True, text=True
+    ).stdout
+    rule = re.search(r"^test: (.*)$", database, re.M)
+    assert rule and "/usr/bin/chromium" in rule.group(1).split()
+    assert re.search(
+        r"^/usr/bin/chromium:\n(?:#.*\n)*\tapt-get .*install .*chromium", database, re.M
+    )
+
+
 def test_every_cli_command_is_documented() -> None:
     from pitchpass.cli import app
 
