@@ -4,6 +4,7 @@ the matches it touches, with an audit entry); requests, decisions and the log re
 from __future__ import annotations
 
 import json
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,100 @@ def test_deletes_in_admin_are_audited_one_by_one_and_in_bulk(admin_client) -> No
     assert m.Match.objects.get(key=MATCH).version == before + 3
     targets = sorted(m.AuditEntry.objects.filter(action="admin").values_list("target", flat=True))
     assert targets == ["organisation extra-0", "organisation extra-1", "organisation extra-2"]
+
+
+def zone_form(zone: m.Zone, **changes: object) -> dict[str, object]:
+    form: dict[str, object] = {
+        "venue": zone.venue_id,
+        "key": zone.key,
+        "name": zone.name,
+        "capacity": zone.capacity if zone.capacity is not None else "",
+        "capacity_by_phase": json.dumps(zone.capacity_by_phase),
+        "via": json.dumps(zone.via),
+        "occupant": zone.occupant,
+        "closed": json.dumps(zone.closed),
+        "position": zone.position,
+    }
+    return form | changes
+
+
+@pytest.mark.parametrize(
+    ("changes", "problem"),
+    [
+        ({"capacity_by_phase": '{"half-time-show": 3}'}, "half-time-show"),
+        ({"closed": '["extra-time"]'}, "extra-time"),
+        ({"via": '["home-dressing-room"]'}, "home-dressing-room"),
+        ({"capacity_by_phase": '{"post-match": -4}'}, "-4"),
+    ],
+    ids=["unknown phase in capacities", "unknown closed phase", "via itself", "negative"],
+)
+def test_admin_refuses_zone_data_the_core_rejects(admin_client, changes, problem) -> None:
+    """What was typed stays in the form, with the core's problems; nothing is saved."""
+    zone = m.Zone.objects.get(key="home-dressing-room")
+    stored = zone_form(zone)
+    version = m.Match.objects.get(key=MATCH).version
+    page = admin_client.post(f"/admin/pitchpass/zone/{zone.pk}/change/", zone_form(zone, **changes))
+    text = page.content.decode()
+    assert page.status_code == 200 and "a match would no longer be a valid scenario" in text
+    assert f"match {MATCH}: venues[0].zones[" in text and problem in text
+    zone.refresh_from_db()
+    assert zone_form(zone) == stored
+    assert m.Match.objects.get(key=MATCH).version == version
+    assert not m.AuditEntry.objects.filter(action="admin").exists()
+    value = next(iter(changes.values()))
+    assert escape(str(value)) in text  # the form shows what was typed
+
+
+def test_admin_refuses_removing_a_phase_that_zones_name(admin_client) -> None:
+    competition = m.Competition.objects.get()
+    form: dict[str, object] = {
+        "key": competition.key,
+        "name": competition.name,
+        "partners": [p.pk for p in competition.partners.all()],
+        "deadline": competition.deadline,
+        "within_tier": competition.within_tier,
+    }
+    for prefix, rows, fields in (
+        ("tiers", list(competition.tiers.all()), ("name", "rule", "position")),
+        ("phases", list(competition.phases.all()), ("key", "start", "end", "position")),
+    ):
+        form |= {f"{prefix}-TOTAL_FORMS": len(rows), f"{prefix}-INITIAL_FORMS": len(rows)}
+        for n, row in enumerate(rows):
+            form |= {f"{prefix}-{n}-{f}": getattr(row, f) for f in fields}
+            form |= {f"{prefix}-{n}-id": row.pk, f"{prefix}-{n}-competition": competition.pk}
+            if getattr(row, "key", None) == "first-half":
+                form[f"{prefix}-{n}-DELETE"] = "on"
+    response = admin_client.post(f"/admin/pitchpass/competition/{competition.pk}/change/", form)
+    text = response.content.decode()
+    assert "a match would no longer be a valid scenario" in text and "first-half" in text
+    assert competition.phases.filter(key="first-half").exists()
+
+
+def test_admin_refuses_deleting_a_zone_that_another_is_reached_via(admin_client) -> None:
+    tunnel = m.Zone.objects.get(key="tunnel")
+    m.Request.objects.filter(zone=tunnel).delete()
+    m.Camera.objects.filter(zone=tunnel).delete()
+    m.Incident.objects.filter(zone=tunnel).delete()
+    url = f"/admin/pitchpass/zone/{tunnel.pk}/delete/"
+    page = admin_client.post(url, {"post": "yes"}, follow=True)
+    assert "a match would no longer be a valid scenario" in page.content.decode()
+    assert m.Zone.objects.filter(key="tunnel").exists()
+    assert not m.AuditEntry.objects.filter(action="admin").exists()
+    bulk = admin_client.post(
+        "/admin/pitchpass/zone/",
+        {"action": "delete_selected", "_selected_action": [tunnel.pk], "post": "yes"},
+        follow=True,
+    )
+    assert "a match would no longer be a valid scenario" in bulk.content.decode()
+    assert "Successfully deleted" not in bulk.content.decode()
+    assert m.Zone.objects.filter(key="tunnel").exists()
+
+
+def test_a_problem_already_stored_does_not_block_an_unrelated_edit(admin_client) -> None:
+    m.Zone.objects.filter(key="away-dressing-room").update(closed=["extra-time"])
+    zone = m.Zone.objects.get(key="pitch-side")
+    page = admin_client.post(
+        f"/admin/pitchpass/zone/{zone.pk}/change/", zone_form(zone, name="Touchline")
+    )
+    assert page.status_code == 302
+    assert m.Zone.objects.get(key="pitch-side").name == "Touchline"

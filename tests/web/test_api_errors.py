@@ -64,7 +64,9 @@ def test_a_stored_match_the_core_rejects_is_a_conflict(api) -> None:
         post(api["steward"], "/incidents", {"zone": "tunnel", "minute": 3}),
     ):
         assert response.status_code == 409, response.json()
-        assert response.json()["code"] == "conflict" and "as stored" in response.json()["message"]
+        message = response.json()["message"]
+        assert response.json()["code"] == "conflict" and "as stored" in message
+        assert "a league admin has to correct it" in message and "load" not in message
 
 
 def test_anything_unforeseen_is_a_logged_500_in_the_same_shape(api, monkeypatch, caplog) -> None:

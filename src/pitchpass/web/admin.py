@@ -5,19 +5,24 @@ Requests, incidents, decisions and the audit log are shown but changed only thro
 pages and the API, where every change takes the match lock and leaves an audit entry. An
 edit here that can change a match's decisions (a capacity, a tier, a kick-off) counts as a
 change of every match it touches: their version moves on, so that a proposal made before
-it cannot be published, and each gets an audit entry.
+it cannot be published, and each gets an audit entry. An edit that would leave one of
+them a scenario the core rejects is refused (`admin_checks`), with what was typed kept.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.auth.models import User
+from django.db import transaction
 from django.db.models import F, Model, QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
+from pitchpass.web import admin_checks
 from pitchpass.web import models as m
 from pitchpass.web.accounts import ORG_KIND
 
@@ -36,10 +41,20 @@ def matches_touched(obj: Model) -> QuerySet[m.Match]:
 
 
 class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
-    """Saving counts as a change of the matches touched (see the module's docstring)."""
+    """Saving counts as a change of the matches touched (see the module's docstring), and
+    is refused when it would leave one of them a scenario the core rejects."""
+
+    def save_form(self, request: HttpRequest, form: Any, change: bool) -> Any:
+        obj = super().save_form(request, form, change)  # not saved yet: the rows are as before
+        keys = admin_checks.keys_touched(type(obj).objects.get(pk=obj.pk)) if change else set()
+        keys |= admin_checks.keys_touched(obj)
+        _before[request] = (keys, admin_checks.problems_of(keys))
+        return obj
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
+        keys, problems = _before.pop(request)
+        admin_checks.check(problems, keys | admin_checks.keys_touched(form.instance))
         changed = _really_changed(form)
         if change and not changed and not any(f.has_changed() for f in formsets):
             return
@@ -47,14 +62,78 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
         after = {f: _plain(form.cleaned_data.get(f)) for f in changed}
         _touch(request, form.instance, before, after)
 
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except admin_checks.Refused as refused:  # the admin's transaction has rolled back
+            _refused[request] = refused.problems
+            # The same form again, now failing with the problems: what was typed stays.
+            return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        form = super().get_form(request, obj, change, **kwargs)
+        problems = _refused.get(request)
+        return form if problems is None else _refusing(form, problems)
+
     def delete_model(self, request: HttpRequest, obj: Any) -> None:
-        _touch(request, obj, {"deleted": str(obj)}, None)
-        super().delete_model(request, obj)
+        self._delete(request, [obj], lambda: super(Changes, self).delete_model(request, obj))
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
-        for obj in queryset:
-            _touch(request, obj, {"deleted": str(obj)}, None)
-        super().delete_queryset(request, queryset)
+        rows = list(queryset)
+        self._delete(request, rows, lambda: super(Changes, self).delete_queryset(request, queryset))
+
+    def _delete(self, request: HttpRequest, rows: list[Any], delete: Callable[[], None]) -> None:
+        keys = set().union(*(admin_checks.keys_touched(obj) for obj in rows))
+        before = admin_checks.problems_of(keys)
+        with transaction.atomic():
+            for obj in rows:
+                _touch(request, obj, {"deleted": str(obj)}, None)
+            delete()
+            admin_checks.check(before, keys)
+
+    def delete_view(
+        self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        try:
+            return super().delete_view(request, object_id, extra_context)
+        except admin_checks.Refused as refused:
+            return self._not_deleted(request, refused)
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        try:
+            return super().changelist_view(request, extra_context)
+        except admin_checks.Refused as refused:  # a bulk delete
+            return self._not_deleted(request, refused)
+
+    def _not_deleted(self, request: HttpRequest, refused: admin_checks.Refused) -> HttpResponse:
+        self.message_user(request, f"{NOT_DONE} {'; '.join(refused.problems)}", messages.ERROR)
+        return HttpResponseRedirect(request.get_full_path())
+
+
+NOT_DONE = "Not saved: a match would no longer be a valid scenario:"
+_before: WeakKeyDictionary[HttpRequest, tuple[set[str], set[str]]] = WeakKeyDictionary()
+_refused: WeakKeyDictionary[HttpRequest, list[str]] = WeakKeyDictionary()
+
+
+def _refusing(form: Any, problems: list[str]) -> Any:
+    """`form`, failing with the problems an earlier try of the same data met."""
+
+    class Refusing(form):  # type: ignore[misc]
+        def clean(self) -> Any:
+            super().clean()
+            raise forms.ValidationError([NOT_DONE, *problems])
+
+    return Refusing
 
 
 def _touch(request: HttpRequest, obj: Model, before: Any, after: Any) -> None:

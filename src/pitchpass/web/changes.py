@@ -40,7 +40,10 @@ def scenario_of(match: m.Match) -> Scenario:
 
 
 def stored_invalid(problem: Any) -> str:
-    return f"the match as stored is not a valid scenario ({problem}); load its file again"
+    """Said to whoever meets it, a broadcaster too: what is wrong, and who can put it right."""
+    return (
+        f"the match as stored is not a valid scenario ({problem}); a league admin has to correct it"
+    )
 
 
 ID_LENGTH = 100  # the models' max_length for keys
