@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from builders import req, scenario
-from pitchpass.core import ScenarioInvalid, decide_document, what_if_document
+from pitchpass.core import Changes, ScenarioInvalid, decide_document, what_if_document
 
 
 def story() -> dict:
@@ -119,3 +119,36 @@ def test_spaces_around_the_phase_of_a_capacity_change() -> None:
 
     change = parse_capacity("tunnel @ post-match =2")
     assert (change.zone, change.phase, change.places) == ("tunnel", "post-match", 2)
+
+
+def on_base(base: Changes, changes: Changes) -> list[dict]:
+    from pitchpass.core import load_document, what_if, what_if_json
+
+    return what_if_json(what_if(load_document(story()), changes, base=base))["changes"]
+
+
+def test_before_is_the_base_and_a_change_on_top_wins_over_it() -> None:
+    """An officer's overrides stand (the base); ticks in a what-if come on top of them."""
+    granted_by_hand = Changes(grant=("docs",))
+    # "docs" stands granted by hand: taking it out is granted -> removed, and p2 comes back.
+    assert on_base(granted_by_hand, Changes(refuse=("docs",))) == [
+        {"request": "p2-crew", "before": "refused", "after": "granted"},
+        {"request": "docs", "before": "granted", "after": "removed"},
+    ]
+    refused_by_hand = Changes(refuse=("p1-crew",))
+    # p1 stands refused by hand; granting it outright is refused -> granted.
+    assert on_base(refused_by_hand, Changes(grant=("p1-crew",))) == [
+        {"request": "p1-crew", "before": "refused", "after": "granted"},
+        {"request": "docs", "before": "granted", "after": "refused"},
+    ]
+    # A change elsewhere leaves a refusal by hand standing: it is not reported as a change.
+    assert on_base(refused_by_hand, Changes(refuse=("p2-crew",))) == [
+        {"request": "p2-crew", "before": "granted", "after": "removed"},
+    ]
+
+
+def test_no_base_is_the_plain_what_if() -> None:
+    assert (
+        on_base(Changes(), Changes(grant=("docs",)))
+        == what_if_document(story(), grant=["docs"])["changes"]
+    )

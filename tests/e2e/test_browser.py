@@ -88,7 +88,7 @@ def test_what_if_panel_shows_it_caught_after_adding_places(browser: Browser, sit
     page.get_by_label("tunnel@post-match").fill("48")
     page.get_by_role("button", name="Show what would change").click()
     result = page.locator("#what-if-result")
-    expect(result).to_contain_text("r24 granted")
+    expect(result).to_contain_text("r24 would be granted")
     expect(result.locator("li", has_text="dressing-room-altercation")).to_contain_text(
         "caught by r24"
     )

@@ -160,9 +160,10 @@ def test_what_if_panel_shows_the_incident_caught_with_two_more_places(site) -> N
         f"{BOARD}what-if/", {"capacity:tunnel@post-match": "48"}, HTTP_HX_REQUEST="true"
     ).content.decode()
     assert answer.lstrip().startswith('<section id="what-if-result"')
-    assert "r24 granted" in answer and "caught by r24" in answer
+    assert "r24 would be granted" in answer and "now refused" in answer
+    assert "caught by r24" in answer
     bumped = officer.post(f"{BOARD}what-if/", {"grant": ["r24"]}).content.decode()
-    assert "r23 bumped" in bumped and "<h1>What if" in bumped
+    assert "r23 would be bumped" in bumped and "<h1>What if" in bumped
     wrong = officer.post(f"{BOARD}what-if/", {"capacity:tunnel@post-match": "many"})
     assert "must be a whole number" in wrong.content.decode()
 
@@ -219,7 +220,7 @@ def test_stewards_see_the_access_list_of_published_grants(site) -> None:
 def test_what_if_with_a_request_ticked_to_refuse(site) -> None:
     officer = signed_in("officer")
     page = officer.post(f"{BOARD}what-if/", {"refuse": ["r01"]}).content.decode()
-    assert "r01 taken out (Sky Sports), granted now" in page and "r24 granted" in page
+    assert "r01 taken out (Sky Sports; now granted)" in page and "r24 would be granted" in page
     assert "caught by r24" in page and 'refused">' not in page.split("What would change")[1]
 
 
@@ -283,6 +284,22 @@ def test_what_if_starts_from_the_decisions_as_overridden(site) -> None:
     assert api["changes"] == [{"request": "r23", "before": "refused", "after": "granted"}]
     panel = officer.get(f"{BOARD}what-if/").content.decode()
     assert re.search(r"<td>r24</td>.*?<td class=\"granted\">granted</td>", panel, re.S)
+    # Taking out the request granted by hand: before is as it stands (granted), not the
+    # decision without the override.
+    out = officer.post(
+        f"/api/matches/{MATCH}/what-if", {"refuse": ["r24"]}, content_type="application/json"
+    ).json()
+    assert out["changes"] == [
+        {"request": "r23", "before": "refused", "after": "granted"},
+        {"request": "r24", "before": "granted", "after": "removed"},
+    ]
+    officer.post(f"{BOARD}requests/r01/override/", {"status": "refused", "reason": "late van"})
+    panel = officer.get(f"{BOARD}what-if/").content.decode()
+    assert re.search(r"<td>r01</td>.*?<td class=\"refused\">refused</td>", panel, re.S)
+    again = officer.post(
+        f"/api/matches/{MATCH}/what-if", {"grant": ["r01"]}, content_type="application/json"
+    ).json()
+    assert {"request": "r01", "before": "refused", "after": "granted"} in again["changes"]
     # A request overridden, then withdrawn: the override is left out, nothing fails.
     signed_in("documentary").post(f"{BOARD}requests/r24/withdraw/")
     board = officer.get(BOARD)
@@ -318,6 +335,15 @@ def test_a_revoked_grant_stays_out_and_its_places_go_to_others(site) -> None:
         ).status_code
         == 409
     )
+    panel = officer.get(f"{BOARD}what-if/").content.decode()
+    assert "<td>r02</td>" not in panel and "<td>r03</td>" in panel  # out of every decision
+
+
+def test_the_what_if_panel_refuses_other_clubs_with_the_error_page(site) -> None:
+    page = signed_in("away-officer").get(f"{BOARD}what-if/")
+    text = page.content.decode()
+    assert page.status_code == 403 and "only the home club&#x27;s officer or an admin" in text
+    assert "Sign out" in text and "Back to the matches" in text  # the site's page
 
 
 def test_taking_consent_back_from_a_published_grant_says_it_stands(site) -> None:

@@ -119,16 +119,35 @@ class WhatIf:
     incidents: tuple[tuple[str, tuple[Source, ...], tuple[Source, ...]], ...]
 
 
-def what_if(scenario: Scenario, changes: Changes, match_ids: Iterable[str] | None = None) -> WhatIf:
+def what_if(
+    scenario: Scenario,
+    changes: Changes,
+    match_ids: Iterable[str] | None = None,
+    base: Changes = Changes(),
+) -> WhatIf:
+    """Decide the scenario as it stands and with `changes`, and what differs.
+
+    `base` is what stands already (an officer's overrides): "before" is the scenario with
+    it, "after" with it and `changes` on top, a change of a request winning over the base.
+    A request the base refuses is "refused" while it stays out (the base takes it out by
+    hand; `changes` taking a request out is "removed")."""
     wanted = None if match_ids is None else list(match_ids)
     if wanted is not None:
         _check_in_matches(scenario, changes, wanted)
-    changed = apply_changes(scenario, changes)
-    before, after = decide(scenario, wanted), decide(changed, wanted)
+    problems = _check(scenario, changes)
+    if problems:
+        raise ScenarioInvalid(problems)
+    standing = apply_changes(scenario, base) if base != Changes() else scenario
+    changed = apply_changes(scenario, on_top(base, changes))
+    before, after = decide(standing, wanted), decide(changed, wanted)
+    shown = {r.id for r in scenario.requests if wanted is None or r.match in wanted}
+    by_hand = set(base.refuse) & shown
+    status_before = {d.request.id: d.status.value for r in before for d in r.decisions}
+    status_before |= dict.fromkeys(by_hand, Status.REFUSED.value)
+    status_after = {d.request.id: d.status.value for r in after for d in r.decisions}
+    status_after |= dict.fromkeys(by_hand - set(changes.grant), Status.REFUSED.value)
     # Both lists follow the document: requests and incidents of all matches interleaved
     # as written, not grouped by match.
-    status_before = {d.request.id: d.status.value for r in before for d in r.decisions}
-    status_after = {d.request.id: d.status.value for r in after for d in r.decisions}
     request_changes = tuple(
         (r.id, status_before[r.id], status_after.get(r.id, Status.REMOVED.value))
         for r in scenario.requests
@@ -143,6 +162,16 @@ def what_if(scenario: Scenario, changes: Changes, match_ids: Iterable[str] | Non
         if i.id in covered_before and covered_before[i.id] != covered_after[i.id]
     )
     return WhatIf(before, after, request_changes, incident_changes)
+
+
+def on_top(base: Changes, changes: Changes) -> Changes:
+    """`changes` made after `base`: for a request both name, `changes` wins."""
+    mine = set(changes.grant) | set(changes.refuse)
+    return Changes(
+        grant=(*(r for r in base.grant if r not in mine), *changes.grant),
+        refuse=(*(r for r in base.refuse if r not in mine), *changes.refuse),
+        capacity=(*base.capacity, *changes.capacity),
+    )
 
 
 def _check_in_matches(scenario: Scenario, changes: Changes, match_ids: list[str]) -> None:

@@ -74,7 +74,7 @@ def do_override(
     published grants); a refusal as `--refuse`, then listed refused with the reason.
     Overrides made before stay in effect until the next `decide`. Locks the match."""
     check_text(reason, "reason")
-    from pitchpass.core import Changes, what_if
+    from pitchpass.core import what_if
 
     if status not in ("granted", "refused"):
         raise ServiceError(ErrorCode.INVALID, "status must be granted or refused", "status")
@@ -94,11 +94,9 @@ def do_override(
             raise ServiceError(ErrorCode.CONFLICT, f"{request_id} was revoked: {row.revoked}")
         overrides = [o for o in run.overrides if o["request"] != request_id]
         overrides.append({"request": request_id, "status": status, "reason": reason})
-        grants = tuple(o["request"] for o in overrides if o["status"] == "granted")
-        refusals = tuple(o["request"] for o in overrides if o["status"] == "refused")
         scenario = scenario_of(match)
         try:
-            result = what_if(scenario, Changes(grant=grants, refuse=refusals), [match.key])
+            result = what_if(scenario, _as_changes(overrides), [match.key])
         except ScenarioInvalid as invalid:
             raise ServiceError(ErrorCode.CONFLICT, invalid.problems[0].message) from None
         output = match_json(result.after[0])
@@ -209,30 +207,33 @@ def coverage(user: User, match_key: str) -> dict[str, Any]:
 
 def standing(match: m.Match) -> dict[str, Any]:
     """The match decided as it stands now, with the current run's overrides (the
-    `decide --json` match object). Not filtered: callers show only what a user may see."""
+    `decide --json` match object, requests refused by hand listed refused with the
+    officer's reason). Not filtered: callers show only what a user may see."""
     from pitchpass.core import what_if
 
     scenario = scenario_of(match)
-    changes = _overrides(match, scenario)
-    if changes.grant or changes.refuse:
-        result = what_if(scenario, changes, [match.key]).after[0]
-    else:
-        result = decide_match(scenario, match.key)
-    return match_json(result)
+    kept = _kept_overrides(match, scenario)
+    if not kept:
+        return match_json(decide_match(scenario, match.key))
+    result = what_if(scenario, _as_changes(kept), [match.key])
+    output = match_json(result.after[0])
+    output["decisions"] = _with_refusals(result.before[0], output["decisions"], kept)
+    return output
 
 
-def _overrides(match: m.Match, scenario: Any, grant: Any = (), refuse: Any = ()) -> Any:
-    """The current run's overrides as what-if changes, for the requests still there; a
-    request in `grant` or `refuse` (a what-if's own ticks) is left to those."""
-    from pitchpass.core import Changes
-
+def _kept_overrides(match: m.Match, scenario: Any) -> list[dict[str, str]]:
+    """The current run's overrides, for the requests still there."""
     run = match.runs.order_by("-number").first()
     there = {r.id for r in scenario.requests}
-    mine = set(grant) | set(refuse)
-    kept = [o for o in (run.overrides if run else []) if o["request"] in there - mine]
+    return [o for o in (run.overrides if run else []) if o["request"] in there]
+
+
+def _as_changes(overrides: list[dict[str, str]]) -> Any:
+    from pitchpass.core import Changes
+
     return Changes(
-        grant=tuple(o["request"] for o in kept if o["status"] == "granted"),
-        refuse=tuple(o["request"] for o in kept if o["status"] == "refused"),
+        grant=tuple(o["request"] for o in overrides if o["status"] == "granted"),
+        refuse=tuple(o["request"] for o in overrides if o["status"] == "refused"),
     )
 
 
@@ -258,7 +259,6 @@ def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, A
     """`pitchpass what-if --json` for one stored match; changes nothing."""
     from pitchpass.core import (
         Changes,
-        apply_changes,
         parse_capacity,
         what_if,
         what_if_json,
@@ -275,11 +275,10 @@ def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, A
                 for k, n in (body.get("capacity") or {}).items()
             ),
         )
-        # "Before" is the match as it stands: the current run's overrides in effect.
-        base = _overrides(match, scenario, changes.grant, changes.refuse)
-        if base.grant or base.refuse:
-            scenario = apply_changes(scenario, base)
-        return what_if_json(what_if(scenario, changes, [match.key]))
+        # "Before" is the match as it stands, the current run's overrides in effect; the
+        # ticks come on top of them (a tick wins over an override of the same request).
+        base = _as_changes(_kept_overrides(match, scenario))
+        return what_if_json(what_if(scenario, changes, [match.key], base=base))
     except ScenarioInvalid as invalid:
         problem = invalid.problems[0]
         raise ServiceError(ErrorCode.INVALID, problem.message, problem.path.lstrip("-")) from None

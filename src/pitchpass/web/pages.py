@@ -9,7 +9,6 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -153,10 +152,10 @@ def what_if(request: HttpRequest, match_key: str) -> HttpResponse:
     user = user_of(request)
     match = check(user, match_key)
     if not access.manages(user, match):
-        raise PermissionDenied("only the home club's officer or an admin")
+        raise ServiceError(ErrorCode.FORBIDDEN, "only the home club's officer or an admin")
     standing = decisions.standing(match)
     status = {d["request"]: d["status"] for d in standing["decisions"]}
-    requests = list(match.requests.select_related("by", "zone"))
+    requests = list(match.requests.filter(revoked="").select_related("by", "zone"))
     capacities = [{**u, "name": f"capacity:{u['zone']}@{u['phase']}"} for u in standing["usage"]]
     values = context(
         request,
