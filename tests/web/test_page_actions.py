@@ -427,3 +427,17 @@ def test_every_page_asks_for_a_sign_in_first(site, path) -> None:
     assert response.status_code == 302 and response["Location"].startswith("/login/")
     posted = Client().post(f"{BOARD}decide/")
     assert posted.status_code == 302 and not m.DecisionRun.objects.exists()
+
+
+def test_the_board_says_when_coverage_is_as_if_decided_now(site) -> None:
+    officer, docs = signed_in("officer"), signed_in("documentary")
+    assert "Not decided yet: who would catch" in docs.get(BOARD).content.decode()
+    officer.post(f"{BOARD}decide/")
+    decided = docs.get(BOARD).content.decode()
+    assert "if the requests were decided now" not in decided
+    docs.post(
+        f"{BOARD}requests/new/",
+        {"zone": "mixed-zone", "phases": ["post-match"], "crew": "2", "cameras": "1"},
+    )
+    waiting = docs.get(BOARD).content.decode()
+    assert "Requests changed since the last decide: who would catch each incident" in waiting

@@ -334,3 +334,16 @@ def test_coverage_agrees_with_overrides_and_hides_others_request_ids(api) -> Non
     as_docs = api["docs"].get(f"/api/matches/{MATCH}/decisions").json()["incidents"]
     mine = next(i for i in as_docs if i["incident"] == "dressing-room-altercation")
     assert mine["covered_by"][0]["id"] == "r24"
+
+
+def test_coverage_says_when_it_is_as_if_decided_now(api) -> None:
+    def now() -> bool:
+        return api["bt"].get(f"/api/matches/{MATCH}/coverage").json()["if_decided_now"]
+
+    assert now() is True  # no run yet
+    post(api["officer"], "/decide")
+    assert now() is False  # the run's own decisions
+    post(api["steward"], "/incidents", {"zone": "tunnel", "minute": 3})
+    assert now() is False  # an incident logged since changes no decision
+    post(api["bt"], "/requests", {"zone": "pitch-side", "phases": ["half-time"], "crew": 1})
+    assert now() is True  # a request waiting: the crews if decided now

@@ -198,11 +198,18 @@ def do_revoke(user: User, match_key: str, request_id: str, reason: str) -> None:
 
 
 def coverage(user: User, match_key: str) -> dict[str, Any]:
-    """Who caught each incident: the match as it stands, with the current run's overrides
-    (so it agrees with /decisions), incidents logged since included."""
+    """Who caught each incident: the match as it stands, with the current run's overrides,
+    incidents logged since included. While the current run is up to date this is its
+    decisions; with no run, or requests changed since it (waiting ones among them),
+    `if_decided_now` says that these are the crews that would be let in if decided now."""
     match = access.check_match(user, match_key)
     incidents = standing(match)["incidents"]
-    return {"match": match.key, "incidents": _hide_others(user, match, incidents)}
+    run = match.runs.order_by("-number").first()
+    return {
+        "match": match.key,
+        "if_decided_now": run is None or run.version != match.version,
+        "incidents": _hide_others(user, match, incidents),
+    }
 
 
 def standing(match: m.Match) -> dict[str, Any]:
