@@ -441,3 +441,24 @@ def test_the_board_says_when_coverage_is_as_if_decided_now(site) -> None:
     )
     waiting = docs.get(BOARD).content.decode()
     assert "Requests changed since the last decide: who would catch each incident" in waiting
+
+
+def test_the_change_form_hint_leaves_out_the_request_being_changed(site) -> None:
+    docs = signed_in("documentary")
+    asked = {"zone": "pitch-side", "phases": ["pre-match"], "crew": "2"}
+    new = docs.get(f"{BOARD}room/", asked).content.decode()
+    assert "pitch-side, pre-match: 20 of 30 places left" in new  # r25's 2 places counted
+    form = docs.get(f"{BOARD}requests/r25/change/").content.decode()
+    assert "pitch-side, pre-match: 22 of 30 places left" in form
+    assert "without r25, the request being changed" in form
+    assert 'hx-params="not csrfmiddlewaretoken"' in form
+    live = docs.get(f"{BOARD}room/", asked | {"changing": "r25"}).content.decode()
+    assert "22 of 30 places left" in live
+    # Another organisation's request cannot be left out by naming it.
+    assert "20 of 30" in docs.get(f"{BOARD}room/", asked | {"changing": "r27"}).content.decode()
+    officer_view = signed_in("officer").get(f"{BOARD}room/", asked | {"changing": "r27"})
+    assert "28 of 30" in officer_view.content.decode()  # Sky's 8 places, left out
+    signed_in("officer").post(f"{BOARD}decide/")
+    docs.post(f"{BOARD}requests/new/", asked | {"cameras": "1"})
+    stale = docs.get(f"{BOARD}room/", asked).content.decode()
+    assert "the board's grid shows the last decide" in stale

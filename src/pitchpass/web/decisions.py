@@ -212,13 +212,16 @@ def coverage(user: User, match_key: str) -> dict[str, Any]:
     }
 
 
-def standing(match: m.Match) -> dict[str, Any]:
+def standing(match: m.Match, leaving_out: str | None = None) -> dict[str, Any]:
     """The match decided as it stands now, with the current run's overrides (the
     `decide --json` match object, requests refused by hand listed refused with the
-    officer's reason). Not filtered: callers show only what a user may see."""
-    from pitchpass.core import what_if
+    officer's reason); without the request `leaving_out` if given (one being changed).
+    Not filtered: callers show only what a user may see."""
+    from pitchpass.core import Changes, apply_changes, what_if
 
     scenario = scenario_of(match)
+    if leaving_out in {r.id for r in scenario.requests}:
+        scenario = apply_changes(scenario, Changes(refuse=(leaving_out or "",)))
     kept = _kept_overrides(match, scenario)
     if not kept:
         return match_json(decide_match(scenario, match.key))

@@ -11,7 +11,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -19,7 +19,7 @@ from django.views.decorators.http import require_POST
 from pitchpass.web import access, board, decisions, services
 from pitchpass.web import models as m
 from pitchpass.web.errors import ErrorCode, ServiceError
-from pitchpass.web.pages import check, context, render_board, user_of
+from pitchpass.web.pages import check, context, render_board, room_hint, user_of
 
 
 def _on_board(request: HttpRequest, match_key: str, act: Callable[[], str]) -> HttpResponse:
@@ -155,7 +155,7 @@ def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
         else:
             messages.success(request, f"Request {request_id} submitted.")
             return redirect("pitchpass:board", match_key=match_key)
-        _hint(values, match, request.POST, values["ticked"])
+        _hint(values, user, match, values["typed"])
     return render(request, "pitchpass/request_form.html", values, status=status)
 
 
@@ -193,7 +193,7 @@ def change_request(request: HttpRequest, match_key: str, request_id: str) -> Htt
         else:
             messages.success(request, f"Request {request_id} changed: it counts as sent now.")
             return redirect("pitchpass:board", match_key=match_key)
-    _hint(values, match, typed, ticked)
+    _hint(values, user, match, typed)
     return render(request, "pitchpass/request_form.html", values, status=status)
 
 
@@ -203,13 +203,14 @@ def _check_requester(user: User) -> None:
         raise ServiceError(ErrorCode.FORBIDDEN, "requests are made by broadcasters and producers")
 
 
-def _hint(values: dict[str, Any], match: m.Match, typed: Any, ticked: set[str]) -> None:
-    """The room-left hint for what the form holds now."""
-    zone = match.venue.zones.filter(key=typed.get("zone", "")).first()
-    size = board.crew_size(str(typed.get("crew", "")))
-    usage = decisions.standing(match)["usage"]
-    values["lines"] = board.room_left(usage, zone, ticked, size) if zone else []
-    values["asked"] = bool(ticked)
+def _hint(values: dict[str, Any], user: User, match: m.Match, typed: dict[str, str]) -> None:
+    """The room-left hint for what the form holds now (pages.room_hint)."""
+    form = QueryDict(mutable=True)
+    form.update({k: v for k, v in typed.items() if k != "phases"})
+    form.setlist("phases", sorted(values["ticked"]))
+    if values.get("changing"):
+        form["changing"] = values["changing"].key
+    values |= room_hint(user, match, form)
 
 
 def _request_body(posted: Any) -> dict[str, Any]:

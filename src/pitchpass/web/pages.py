@@ -137,13 +137,28 @@ def _occupied_by(user: User, match: m.Match, zones: list[m.Zone]) -> set[str]:
 @login_required
 def room(request: HttpRequest, match_key: str) -> HttpResponse:
     """The live hint of the request form: the room left where and when it asks."""
-    match = check(user_of(request), match_key)
-    zone = match.venue.zones.filter(key=request.GET.get("zone", "")).first()
-    phases = request.GET.getlist("phases")
-    crew = board.crew_size(request.GET.get("crew", ""))
-    usage = decisions.standing(match)["usage"]
-    lines = board.room_left(usage, zone, phases, crew) if zone else []
-    return render(request, "pitchpass/_room.html", {"lines": lines, "asked": bool(phases)})
+    user = user_of(request)
+    match = check(user, match_key)
+    return render(request, "pitchpass/_room.html", room_hint(user, match, request.GET))
+
+
+def room_hint(user: User, match: m.Match, typed: Any) -> dict[str, Any]:
+    """The room left for what the request form holds: with every request as it stands,
+    decided now, but for the one being changed (`changing`, if the user may see it)."""
+    zone = match.venue.zones.filter(key=typed.get("zone", "")).first()
+    phases = typed.getlist("phases")
+    crew = board.crew_size(str(typed.get("crew", "")))
+    changing = typed.get("changing") or None
+    if changing and not access.seen_requests(user, match).filter(key=changing).exists():
+        changing = None
+    usage = decisions.standing(match, changing)["usage"]
+    run = match.runs.order_by("-number").first()
+    return {
+        "lines": board.room_left(usage, zone, phases, crew) if zone else [],
+        "asked": bool(phases),
+        "left_out": changing,
+        "stale": run is not None and run.version != match.version,
+    }
 
 
 @login_required
