@@ -66,13 +66,13 @@ def test_a_failed_action_shows_the_error_and_keeps_the_typed_reason(site) -> Non
     officer = signed_in("officer")
     officer.post(f"{BOARD}decide/")
     officer.post(f"{BOARD}publish/")
-    response = officer.post(
-        f"{BOARD}requests/r01/override/",
-        {"request": "r01", "action": "override", "status": "refused", "reason": "behaved badly"},
+    response = officer.post(  # no room beside the published grants
+        f"{BOARD}requests/r24/override/",
+        {"request": "r24", "action": "override", "status": "granted", "reason": "the story"},
     )
     page = response.content.decode()
-    assert response.status_code == 409 and "a published grant is revoked" in page
-    assert 'value="behaved badly"' in page and page.count("<details open>") == 1
+    assert response.status_code == 409 and "locked" in page, page[-3000:]
+    assert 'value="the story"' in page and page.count("<details open>") == 1
 
 
 def test_override_with_a_reason_grants_r24_and_bumps_another(site) -> None:
@@ -462,3 +462,29 @@ def test_the_change_form_hint_leaves_out_the_request_being_changed(site) -> None
     docs.post(f"{BOARD}requests/new/", asked | {"cameras": "1"})
     stale = docs.get(f"{BOARD}room/", asked).content.decode()
     assert "the board's grid shows the last decide" in stale
+
+
+def test_override_reasons_show_and_published_grants_offer_revoke_only(site) -> None:
+    officer = signed_in("officer")
+    officer.post(f"{BOARD}decide/")
+    officer.post(f"{BOARD}requests/r24/override/", {"status": "granted", "reason": "the story"})
+    page = officer.get(BOARD).content.decode()
+    row = page.split('id="request-r24"')[1].split("</tr>")[0]
+    assert "granted by hand: the story" in row
+    officer.post(f"{BOARD}publish/")
+    published = officer.get(BOARD).content.decode()
+    row = published.split('id="request-r01"')[1].split("</tr>")[0]
+    assert "<summary>Revoke</summary>" in row and "<summary>Override</summary>" not in row
+
+
+def test_a_failed_action_leaves_the_board_address_and_a_reload_reads_the_board(site) -> None:
+    officer = signed_in("officer")
+    failed = officer.post(f"{BOARD}publish/")  # nothing decided yet
+    text = failed.content.decode()
+    assert failed.status_code == 409 and "decide the match before publishing" in text
+    escaped = BOARD.replace("-", "\\u002D")  # as Django's escapejs writes it
+    assert f'history.replaceState(null, "", "{escaped}")' in text
+    for action in ("decide/", "publish/", "requests/r24/override/", "incidents/"):
+        opened = officer.get(f"{BOARD}{action}")
+        assert (opened.status_code, opened["Location"]) == (302, BOARD)
+    assert "replaceState" not in officer.get(BOARD).content.decode()

@@ -35,9 +35,11 @@ def request_rows(
     requests: Iterable[m.Request],
     decisions: Mapping[str, dict[str, Any]],
     filters: Mapping[str, str],
+    by_hand: Mapping[str, str] | None = None,
 ) -> list[dict[str, Any]]:
-    """One row per request, with its decision (None: submitted since the last decide),
-    kept if it passes the filters: status, zone, and text found in its id or requester."""
+    """One row per request, with its decision (None: submitted since the last decide) and
+    the officer's reason if it was overridden by hand, kept if it passes the filters:
+    status, zone, and text found in its id or requester."""
     text = filters.get("q", "").strip().lower()
     rows = []
     for r in requests:
@@ -52,7 +54,8 @@ def request_rows(
             continue
         if text and text not in f"{r.key} {r.by.key} {r.by.name}".lower():
             continue
-        rows.append({"request": r, "decision": decision, "status": status})
+        reason = (by_hand or {}).get(r.key) if status == "granted" else None
+        rows.append({"request": r, "decision": decision, "status": status, "by_hand": reason})
     return rows
 
 

@@ -5,6 +5,7 @@ on failure it shows the board or the form again with the error and what was type
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -14,7 +15,6 @@ from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_POST
 
 from pitchpass.web import access, board, decisions, services
 from pitchpass.web import models as m
@@ -25,14 +25,27 @@ from pitchpass.web.pages import check, context, render_board, room_hint, user_of
 def _on_board(request: HttpRequest, match_key: str, act: Callable[[], str]) -> HttpResponse:
     try:
         done = act()
-    except ServiceError as error:
-        return render_board(request, match_key, error, request.POST.dict())
+    except ServiceError as error:  # the board with the error and what was typed, at its URL
+        return render_board(request, match_key, error, request.POST.dict(), at_board=True)
     messages.success(request, done)
     return redirect("pitchpass:board", match_key=match_key)
 
 
+def post_only(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """An action answers a POST; opened any other way (a bookmark, the address bar after
+    an error) it is the match's board, never a 405."""
+
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, match_key: str, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.method != "POST":
+            return redirect("pitchpass:board", match_key=match_key)
+        return view(request, match_key, *args, **kwargs)
+
+    return wrapped
+
+
 @login_required
-@require_POST
+@post_only
 def decide(request: HttpRequest, match_key: str) -> HttpResponse:
     def act() -> str:
         output = decisions.do_decide(user_of(request), match_key)
@@ -43,7 +56,7 @@ def decide(request: HttpRequest, match_key: str) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@post_only
 def publish(request: HttpRequest, match_key: str) -> HttpResponse:
     def act() -> str:
         newly = decisions.do_publish(user_of(request), match_key)
@@ -53,7 +66,7 @@ def publish(request: HttpRequest, match_key: str) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@post_only
 def override(request: HttpRequest, match_key: str, request_id: str) -> HttpResponse:
     def act() -> str:
         status, reason = request.POST.get("status", ""), request.POST.get("reason", "")
@@ -80,7 +93,7 @@ def _statuses(user: User, match_key: str) -> dict[str, str]:
 
 
 @login_required
-@require_POST
+@post_only
 def revoke(request: HttpRequest, match_key: str, request_id: str) -> HttpResponse:
     def act() -> str:
         decisions.do_revoke(user_of(request), match_key, request_id, request.POST.get("reason", ""))
@@ -90,7 +103,7 @@ def revoke(request: HttpRequest, match_key: str, request_id: str) -> HttpRespons
 
 
 @login_required
-@require_POST
+@post_only
 def consent(request: HttpRequest, match_key: str, request_id: str) -> HttpResponse:
     def act() -> str:
         given = request.POST.get("given") == "yes"
@@ -105,7 +118,7 @@ def consent(request: HttpRequest, match_key: str, request_id: str) -> HttpRespon
 
 
 @login_required
-@require_POST
+@post_only
 def withdraw(request: HttpRequest, match_key: str, request_id: str) -> HttpResponse:
     def act() -> str:
         services.do_withdraw_request(user_of(request), match_key, request_id, timezone.now())
@@ -115,7 +128,7 @@ def withdraw(request: HttpRequest, match_key: str, request_id: str) -> HttpRespo
 
 
 @login_required
-@require_POST
+@post_only
 def log_incident(request: HttpRequest, match_key: str) -> HttpResponse:
     def act() -> str:
         posted = request.POST

@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 
 from pitchpass.web import access, board, decisions
 from pitchpass.web import models as m
@@ -64,13 +65,16 @@ def render_board(
     match_key: str,
     error: ServiceError | None = None,
     typed: dict[str, str] | None = None,
+    at_board: bool = False,
 ) -> HttpResponse:
-    """The board; after a failed action, with its error and what was typed kept."""
+    """The board; after a failed action, with its error and what was typed kept, and
+    (`at_board`) the address bar set back to the board's URL, so a reload reads it."""
     user = user_of(request)
     match = check(user, match_key)
     visible = list(access.seen_requests(user, match))  # none for stewards
     run = match.runs.order_by("-number").first()
     by_request = {d["request"]: d for d in run.output["decisions"]} if run else {}
+    by_hand = {o["request"]: o["reason"] for o in (run.overrides if run else [])}
     filters = {k: request.GET.get(k, "") for k in ("status", "zone", "q")}
     try:
         incidents = _incidents(user, match)
@@ -84,7 +88,7 @@ def render_board(
         stale=run is not None and run.version != match.version,
         phases=list(match.competition.phases.values_list("key", flat=True)),
         grid=board.grid(run.output["usage"] if run else []),
-        rows=board.request_rows(visible, by_request, filters),
+        rows=board.request_rows(visible, by_request, filters, by_hand),
         filters=filters,
         statuses=board.STATUSES,
         zones=zones,
@@ -95,6 +99,7 @@ def render_board(
         access=_access(user, match),
         error=error,
         typed=typed or {},
+        address=reverse("pitchpass:board", args=[match.key]) if at_board else None,
     )
     status = error.status if error else 200
     return render(request, "pitchpass/board.html", values, status=status)
