@@ -125,3 +125,22 @@ def test_the_board_fits_a_phone(browser: Browser, site: Site) -> None:
     box = row.bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390  # a card
     screenshot(page, "board-phone-r24.png", full_page=False)
+    page.get_by_role("button", name="Decide").click()
+    expect(page.get_by_role("status")).to_contain_text("Decided")
+    cell = page.locator('td[title^="tunnel, post-match"]')
+    cell.scroll_into_view_if_needed()
+    box = cell.bounding_box()
+    assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= 390, box
+    assert fits(page, "table.grid")
+    screenshot(page, "board-phone-grid.png", full_page=False)
+    page.goto(f"{site.url}{BOARD}what-if/")
+    assert fits(page, "table.grid") and fits(page, "table.ticks")
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    screenshot(page, "what-if-phone.png", full_page=False)
+
+
+def fits(page: Page, selector: str) -> bool:
+    """Whether the table needs no sideways scrolling within its box."""
+    return page.locator(selector).evaluate(
+        "t => t.parentElement.scrollWidth <= t.parentElement.clientWidth"
+    )
