@@ -130,7 +130,7 @@ def test_the_board_fits_a_phone(browser: Browser, site: Site) -> None:
     cell = page.locator('td[title^="tunnel, post-match"]')
     cell.scroll_into_view_if_needed()
     box = cell.bounding_box()
-    assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= 390, box
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
     assert fits(page, "table.grid")
     screenshot(page, "board-phone-grid.png", full_page=False)
     page.goto(f"{site.url}{BOARD}what-if/")

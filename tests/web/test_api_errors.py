@@ -128,6 +128,12 @@ def test_each_conflict_says_why_in_its_code(api) -> None:
     body = {"id": "x", "zone": "mixed-zone", "phases": ["post-match"], "crew": 1}
     assert post(api["bt"], "/requests", body).status_code == 201
     assert code_of(post(api["bt"], "/requests", body)) == (409, "duplicate")
+    said = post(api["bt"], "/requests", body).json()["message"]
+    assert said == 'your reference "x" is taken: request "bt-sport.x" exists already'
+    prefixed = post(api["bt"], "/requests", body | {"id": "bt-sport.y"})
+    assert prefixed.json()["id"] == "bt-sport.y"  # typed with the prefix: kept once
+    long = post(api["bt"], "/requests", body | {"id": "r" * 95}).json()["message"]
+    assert 'with "bt-sport." in front, an id has at most 100 characters' in long
     incident = {"id": "i", "zone": "tunnel", "minute": 1}
     post(api["steward"], "/incidents", incident)
     assert code_of(post(api["steward"], "/incidents", incident)) == (409, "duplicate")

@@ -146,10 +146,15 @@ def test_steward_logs_an_incident_and_a_bad_minute_keeps_the_text(site) -> None:
 def test_the_away_officer_consents_for_its_own_dressing_room(site) -> None:
     away = signed_in("away-officer")
     board = away.get(BOARD).content.decode()
-    assert "Refuse consent" in board
+    assert "Refuse consent" in board and "consent: given by Manchester City" in board
     page = away.post(f"{BOARD}requests/r24/consent/", {"given": "no"}, follow=True)
     assert "Consent for r24 refused." in page.content.decode()
     assert not m.Request.objects.get(key="r24").consent.exists()
+    row = page.content.decode().split('id="request-r24"')[1].split("</tr>")[0]
+    assert "consent: refused" in row
+    m.Request.objects.filter(key="r26").get().consent.clear()  # as if never given
+    home = signed_in("officer").get(BOARD).content.decode()
+    assert "consent: not given yet" in home.split('id="request-r26"')[1].split("</tr>")[0]
 
 
 def test_what_if_panel_shows_the_incident_caught_with_two_more_places(site) -> None:
@@ -488,3 +493,14 @@ def test_a_failed_action_leaves_the_board_address_and_a_reload_reads_the_board(s
         opened = officer.get(f"{BOARD}{action}")
         assert (opened.status_code, opened["Location"]) == (302, BOARD)
     assert "replaceState" not in officer.get(BOARD).content.decode()
+
+
+def test_pages_have_an_icon_and_zone_names_with_their_ids(site) -> None:
+    docs = signed_in("documentary")
+    page = docs.get(BOARD).content.decode()
+    icon = re.search(r'<link rel="icon" href="([^"]+)"', page)
+    assert icon is not None
+    served = docs.get(icon.group(1))
+    assert served.status_code == 200 and b"<svg" in b"".join(served.streaming_content)
+    form = docs.get(f"{BOARD}requests/new/").content.decode()
+    assert "Players&#x27; tunnel (tunnel)</option>" in form

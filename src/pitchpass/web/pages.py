@@ -94,6 +94,7 @@ def render_board(
         zones=zones,
         manages=access.manages(user, match),
         occupied=_occupied_by(user, match, zones),
+        consent_refused=_consent_refused(match),
         incidents=incidents,
         cameras=match.venue.cameras.select_related("zone", "operator"),
         access=_access(user, match),
@@ -126,6 +127,19 @@ def _access(user: User, match: m.Match) -> list[dict[str, Any]] | None:
     published = match.requests.filter(locked=True).select_related("by", "zone")
     phases = list(match.competition.phases.values_list("key", flat=True))
     return board.access_list(published.order_by("zone__position", "position"), phases)
+
+
+def _consent_refused(match: m.Match) -> set[str]:
+    """The requests whose consent was last refused (or taken back), as the audit log says:
+    "refused" is not "not given yet"."""
+    last: dict[str, bool] = {}
+    for target, after in (
+        m.AuditEntry.objects.filter(match=match, action="consent")
+        .order_by("when", "pk")
+        .values_list("target", "after")
+    ):
+        last[target] = bool((after or {}).get("consent"))
+    return {key for key, given in last.items() if not given}
 
 
 def _occupied_by(user: User, match: m.Match, zones: list[m.Zone]) -> set[str]:

@@ -17,6 +17,7 @@ from pitchpass.core import check_document
 from pitchpass.web import access, store
 from pitchpass.web import models as m
 from pitchpass.web.changes import (
+    ID_LENGTH,
     audit,
     changed,
     check_id,
@@ -75,7 +76,11 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
             )
         request_id = check_id(_request_id(match, by, body.get("id"), admin))
         if match.requests.filter(key=request_id).exists():
-            raise ServiceError(ErrorCode.DUPLICATE, f'request "{request_id}" exists already', "id")
+            typed = str(body.get("id") or "")
+            taken = f'your reference "{typed}" is taken: ' if typed != request_id else ""
+            raise ServiceError(
+                ErrorCode.DUPLICATE, f'{taken}request "{request_id}" exists already', "id"
+            )
         entry = {k: body[k] for k in REQUEST_FIELDS if body.get(k) is not None}
         entry |= {"id": request_id, "match": match.key, "by": by, "submitted": now.isoformat()}
         _check_with_core(match, entry)
@@ -119,8 +124,17 @@ def _request_id(match: m.Match, by: str, wanted: Any, admin: bool) -> str:
     if admin and wanted:
         return str(wanted)
     prefix = f"{by}."
-    if wanted:
-        return prefix + str(wanted)
+    if wanted:  # a reference typed with the prefix already keeps it once
+        wanted = str(wanted)
+        request_id = wanted if wanted.startswith(prefix) else prefix + wanted
+        if len(request_id) > ID_LENGTH:
+            raise ServiceError(
+                ErrorCode.INVALID,
+                f'the reference is too long: with "{prefix}" in front, an id has at most'
+                f" {ID_LENGTH} characters",
+                "id",
+            )
+        return request_id
     taken = set(match.requests.filter(key__startswith=prefix).values_list("key", flat=True))
     return _free_id(prefix, taken)
 
