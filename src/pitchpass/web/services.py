@@ -125,8 +125,8 @@ def _request_id(match: m.Match, by: str, wanted: Any, admin: bool) -> str:
         return str(wanted)
     prefix = f"{by}."
     if wanted:  # a reference typed with the prefix already keeps it once
-        wanted = str(wanted)
-        request_id = wanted if wanted.startswith(prefix) else prefix + wanted
+        typed = str(wanted)
+        request_id = typed if typed.startswith(prefix) else prefix + typed
         if len(request_id) > ID_LENGTH:
             raise ServiceError(
                 ErrorCode.INVALID,
