@@ -12,7 +12,15 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 
-from pitchpass.core import ScenarioInvalid, decide_match
+from pitchpass.core import (
+    Changes,
+    ScenarioInvalid,
+    apply_changes,
+    decide_match,
+    parse_capacity,
+    what_if,
+    what_if_json,
+)
 from pitchpass.core.report import match_json
 from pitchpass.web import access
 from pitchpass.web import models as m
@@ -74,7 +82,6 @@ def do_override(
     published grants); a refusal as `--refuse`, then listed refused with the reason.
     Overrides made before stay in effect until the next `decide`. Locks the match."""
     check_text(reason, "reason")
-    from pitchpass.core import what_if
 
     if status not in ("granted", "refused"):
         raise ServiceError(ErrorCode.INVALID, "status must be granted or refused", "status")
@@ -217,7 +224,6 @@ def standing(match: m.Match, leaving_out: str | None = None) -> dict[str, Any]:
     `decide --json` match object, requests refused by hand listed refused with the
     officer's reason); without the request `leaving_out` if given (one being changed).
     Not filtered: callers show only what a user may see."""
-    from pitchpass.core import Changes, apply_changes, what_if
 
     scenario = scenario_of(match)
     if leaving_out in {r.id for r in scenario.requests}:
@@ -238,9 +244,7 @@ def _kept_overrides(match: m.Match, scenario: Any) -> list[dict[str, str]]:
     return [o for o in (run.overrides if run else []) if o["request"] in there]
 
 
-def _as_changes(overrides: list[dict[str, str]]) -> Any:
-    from pitchpass.core import Changes
-
+def _as_changes(overrides: list[dict[str, str]]) -> Changes:
     return Changes(
         grant=tuple(o["request"] for o in overrides if o["status"] == "granted"),
         refuse=tuple(o["request"] for o in overrides if o["status"] == "refused"),
@@ -267,13 +271,6 @@ def _hide_others(user: User, match: m.Match, incidents: list[dict[str, Any]]) ->
 
 def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, Any]:
     """`pitchpass what-if --json` for one stored match; changes nothing."""
-    from pitchpass.core import (
-        Changes,
-        parse_capacity,
-        what_if,
-        what_if_json,
-    )
-
     match = check_manages(user, match_key)
     scenario = scenario_of(match)
     try:
