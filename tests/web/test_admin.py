@@ -208,3 +208,25 @@ def test_a_problem_already_stored_does_not_block_an_unrelated_edit(admin_client)
     )
     assert page.status_code == 302
     assert m.Zone.objects.get(key="pitch-side").name == "Touchline"
+    assert m.AuditEntry.objects.filter(action="admin").count() == 1  # saved once, not twice
+    spare = m.Zone.objects.create(venue=zone.venue, key="spare", name="Spare", position=99)
+    gone = admin_client.post(f"/admin/pitchpass/zone/{spare.pk}/delete/", {"post": "yes"})
+    assert gone.status_code == 302 and not m.Zone.objects.filter(key="spare").exists()
+
+
+def test_a_clean_edit_validates_each_touched_match_once(admin_client, monkeypatch) -> None:
+    from pitchpass.web import admin_checks
+
+    seen: list[str] = []
+    real = admin_checks.store.scenario_of
+
+    def counted(key: str):  # the real function, counted
+        seen.append(key)
+        return real(key)
+
+    monkeypatch.setattr(admin_checks.store, "scenario_of", counted)
+    zone = m.Zone.objects.get(key="pitch-side")
+    page = admin_client.post(
+        f"/admin/pitchpass/zone/{zone.pk}/change/", zone_form(zone, name="Touchline")
+    )
+    assert page.status_code == 302 and seen == [MATCH]

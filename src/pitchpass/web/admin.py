@@ -47,14 +47,13 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
     def save_form(self, request: HttpRequest, form: Any, change: bool) -> Any:
         obj = super().save_form(request, form, change)  # not saved yet: the rows are as before
         keys = admin_checks.keys_touched(type(obj).objects.get(pk=obj.pk)) if change else set()
-        keys |= admin_checks.keys_touched(obj)
-        _before[request] = (keys, admin_checks.problems_of(keys))
+        _keys[request] = keys | admin_checks.keys_touched(obj)
         return obj
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
-        keys, problems = _before.pop(request)
-        admin_checks.check(problems, keys | admin_checks.keys_touched(form.instance))
+        keys = _keys.pop(request) | admin_checks.keys_touched(form.instance)
+        admin_checks.after_edit(keys, _allowed.get(request, set()))
         changed = _really_changed(form)
         if change and not changed and not any(f.has_changed() for f in formsets):
             return
@@ -69,12 +68,16 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
         form_url: str = "",
         extra_context: dict[str, Any] | None = None,
     ) -> HttpResponse:
-        try:
-            return super().changeform_view(request, object_id, form_url, extra_context)
-        except admin_checks.Refused as refused:  # the admin's transaction has rolled back
-            _refused[request] = refused.problems
-            # The same form again, now failing with the problems: what was typed stays.
-            return super().changeform_view(request, object_id, form_url, extra_context)
+        for _ in range(3):  # an edit, its recheck, and the form again or the edit again
+            try:
+                return super().changeform_view(request, object_id, form_url, extra_context)
+            except admin_checks.Recheck as recheck:  # the admin's transaction rolled back
+                new = admin_checks.new_problems(recheck)
+                if new:  # the same form again, failing with the problems: what was typed stays
+                    _refused[request] = new
+                else:  # only problems there before: save, allowing those
+                    _allowed[request] = recheck.found
+        raise RuntimeError("an admin edit was checked three times")
 
     def get_form(
         self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
@@ -84,7 +87,13 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
         return form if problems is None else _refusing(form, problems)
 
     def delete_model(self, request: HttpRequest, obj: Any) -> None:
-        self._delete(request, [obj], lambda: super(Changes, self).delete_model(request, obj))
+        pk = obj.pk
+
+        def delete() -> None:
+            obj.pk = pk  # deleting sets it to None; a second try needs it back
+            super(Changes, self).delete_model(request, obj)
+
+        self._delete(request, [obj], delete)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
         rows = list(queryset)
@@ -92,12 +101,21 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
 
     def _delete(self, request: HttpRequest, rows: list[Any], delete: Callable[[], None]) -> None:
         keys = set().union(*(admin_checks.keys_touched(obj) for obj in rows))
-        before = admin_checks.problems_of(keys)
-        with transaction.atomic():
-            for obj in rows:
-                _touch(request, obj, {"deleted": str(obj)}, None)
-            delete()
-            admin_checks.check(before, keys)
+
+        def attempt(allowed: set[str]) -> None:
+            with transaction.atomic():
+                for obj in rows:
+                    _touch(request, obj, {"deleted": str(obj)}, None)
+                delete()
+                admin_checks.after_edit(keys, allowed)
+
+        try:
+            attempt(set())
+        except admin_checks.Recheck as recheck:  # rolled back
+            new = admin_checks.new_problems(recheck)
+            if new:
+                raise admin_checks.Refused(new) from None
+            attempt(recheck.found)
 
     def delete_view(
         self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
@@ -121,7 +139,9 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 NOT_DONE = "Not saved: a match would no longer be a valid scenario:"
-_before: WeakKeyDictionary[HttpRequest, tuple[set[str], set[str]]] = WeakKeyDictionary()
+# What one admin request carries from one step of the admin's view to the next.
+_keys: WeakKeyDictionary[HttpRequest, set[str]] = WeakKeyDictionary()
+_allowed: WeakKeyDictionary[HttpRequest, set[str]] = WeakKeyDictionary()
 _refused: WeakKeyDictionary[HttpRequest, list[str]] = WeakKeyDictionary()
 
 

@@ -1,9 +1,13 @@
 """An admin edit must leave every match it touches a scenario the core accepts.
 
 The rules are the core's own (SCENARIO.md): each match an edit touches is exported and
-validated after the edit, inside the admin's transaction; a problem that was not there
+validated after the edit, inside the admin's transaction. A problem that was not there
 before the edit refuses it, and the transaction rolls back. Problems that were already
 there (data loaded long ago, say) do not block an edit that leaves them as they were.
+
+Only an edit that leaves problems pays for a look at the rows as they were: `after_edit`
+raises `Recheck`, the transaction rolls back, `new_problems` compares, and the caller
+either refuses or does the edit again allowing the problems found before.
 """
 
 from __future__ import annotations
@@ -23,6 +27,15 @@ class Refused(Exception):
     def __init__(self, problems: list[str]):
         super().__init__("; ".join(problems))
         self.problems = problems
+
+
+class Recheck(Exception):
+    """Problems `found` after an edit of the matches `keys`: are they new? (Raised inside
+    the edit's transaction, so that it rolls back and the rows are as before.)"""
+
+    def __init__(self, keys: set[str], found: set[str]):
+        super().__init__(f"{len(found)} problems after the edit")
+        self.keys, self.found = keys, found
 
 
 def keys_touched(obj: Model) -> set[str]:
@@ -66,9 +79,16 @@ def problems_of(keys: set[str]) -> set[str]:
     return found
 
 
-def check(before: set[str], keys: set[str]) -> None:
-    """Refuse if the matches `keys` now have problems that are not in `before`."""
-    new = sorted(problems_of(keys) - before)
-    if new:
-        more = [f"and {len(new) - SHOWN} more"] if len(new) > SHOWN else []
-        raise Refused(new[:SHOWN] + more)
+def after_edit(keys: set[str], allowed: set[str]) -> None:
+    """Inside the edit's transaction: Recheck if the matches have problems not `allowed`."""
+    found = problems_of(keys)
+    if found - allowed:
+        raise Recheck(keys, found)
+
+
+def new_problems(recheck: Recheck) -> list[str]:
+    """With the edit rolled back: the problems it would make, to be shown (none: the edit
+    left only problems there before, and may be done again allowing them)."""
+    new = sorted(recheck.found - problems_of(recheck.keys))
+    more = [f"and {len(new) - SHOWN} more"] if len(new) > SHOWN else []
+    return new[:SHOWN] + more
