@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
-from pitchpass.web import demo_site
+from pitchpass.web import decisions, demo_site
 from pitchpass.web import models as m
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -504,3 +504,31 @@ def test_pages_have_an_icon_and_zone_names_with_their_ids(site) -> None:
     assert served.status_code == 200 and b"<svg" in b"".join(served.streaming_content)
     form = docs.get(f"{BOARD}requests/new/").content.decode()
     assert "Players&#x27; tunnel (tunnel)</option>" in form
+
+
+def test_a_grant_by_hand_that_no_longer_fits_lapses_and_nothing_breaks(site) -> None:
+    officer, docs = signed_in("officer"), signed_in("documentary")
+    officer.post(f"{BOARD}decide/")
+    officer.post(f"{BOARD}requests/r01/override/", {"status": "refused", "reason": "no"})
+    officer.post(f"{BOARD}requests/r24/override/", {"status": "granted", "reason": "yes"})
+    changed = docs.post(
+        f"{BOARD}requests/r24/change/",
+        {"zone": "away-dressing-room", "phases": ["post-match"], "crew": "40", "cameras": "1"},
+    )
+    assert changed.status_code == 302  # r24, granted by hand, no longer fits: it lapses
+    for page in (BOARD, f"{BOARD}what-if/", f"{BOARD}room/?zone=tunnel&phases=post-match"):
+        assert officer.get(page).status_code == 200, page
+    coverage = docs.get(f"/api/matches/{MATCH}/coverage")
+    assert coverage.status_code == 200 and coverage.json()["if_decided_now"] is True
+    asked = officer.post(
+        f"/api/matches/{MATCH}/what-if", {"refuse": ["r02"]}, content_type="application/json"
+    )
+    assert asked.status_code == 200
+    standing = decisions.standing(m.Match.objects.get(key=MATCH))["decisions"]
+    status = {d["request"]: (d["status"], d["reasons"]) for d in standing}
+    assert status["r01"] == ("refused", [{"code": "override", "text": "no"}])  # it stays
+    assert status["r24"][0] == "refused"  # the grant by hand lapsed
+    # Withdrawn after an override: the next override does not trip over it.
+    docs.post(f"{BOARD}requests/r24/withdraw/")
+    again = officer.post(f"{BOARD}requests/r02/override/", {"status": "refused", "reason": "x"})
+    assert again.status_code == 302

@@ -99,9 +99,10 @@ def do_override(
             raise ServiceError(ErrorCode.PUBLISHED, "a published grant is revoked, not overridden")
         if row.revoked:
             raise ServiceError(ErrorCode.CONFLICT, f"{request_id} was revoked: {row.revoked}")
-        overrides = [o for o in run.overrides if o["request"] != request_id]
-        overrides.append({"request": request_id, "status": status, "reason": reason})
         scenario = scenario_of(match)
+        kept = _kept_overrides(match, scenario)  # not those withdrawn or lapsed since
+        overrides = [o for o in kept if o["request"] != request_id]
+        overrides.append({"request": request_id, "status": status, "reason": reason})
         try:
             result = what_if(scenario, _as_changes(overrides), [match.key])
         except ScenarioInvalid as invalid:
@@ -238,10 +239,17 @@ def standing(match: m.Match, leaving_out: str | None = None) -> dict[str, Any]:
 
 
 def _kept_overrides(match: m.Match, scenario: Any) -> list[dict[str, str]]:
-    """The current run's overrides, for the requests still there."""
+    """The current run's overrides that still stand: for requests still there, and the
+    grants by hand only while they fit beside the published ones (a request changed or a
+    capacity lowered since may leave no room: they lapse, the refusals stay)."""
     run = match.runs.order_by("-number").first()
     there = {r.id for r in scenario.requests}
-    return [o for o in (run.overrides if run else []) if o["request"] in there]
+    kept = [o for o in (run.overrides if run else []) if o["request"] in there]
+    try:
+        apply_changes(scenario, _as_changes(kept))
+    except ScenarioInvalid:
+        return [o for o in kept if o["status"] == "refused"]
+    return kept
 
 
 def _as_changes(overrides: list[dict[str, str]]) -> Changes:
