@@ -8,6 +8,7 @@ from html import escape
 from pathlib import Path
 
 import pytest
+from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import User
 from django.test import Client
 
@@ -178,6 +179,8 @@ def test_admin_refuses_removing_a_phase_that_zones_name(admin_client) -> None:
     text = response.content.decode()
     assert "a match would no longer be a valid scenario" in text and "first-half" in text
     assert competition.phases.filter(key="first-half").exists()
+    assert m.Match.objects.get(key=MATCH).version == 1  # as loaded
+    assert not m.AuditEntry.objects.filter(action="admin").exists()
 
 
 def test_admin_refuses_deleting_a_zone_that_another_is_reached_via(admin_client) -> None:
@@ -198,6 +201,7 @@ def test_admin_refuses_deleting_a_zone_that_another_is_reached_via(admin_client)
     assert "a match would no longer be a valid scenario" in bulk.content.decode()
     assert "Successfully deleted" not in bulk.content.decode()
     assert m.Zone.objects.filter(key="tunnel").exists()
+    assert not LogEntry.objects.exists()  # Django's own admin log: nothing deleted
 
 
 def test_a_problem_already_stored_does_not_block_an_unrelated_edit(admin_client) -> None:
@@ -218,15 +222,39 @@ def test_a_clean_edit_validates_each_touched_match_once(admin_client, monkeypatc
     from pitchpass.web import admin_checks
 
     seen: list[str] = []
-    real = admin_checks.store.scenario_of
+    real = admin_checks.store.export
 
     def counted(key: str):  # the real function, counted
         seen.append(key)
         return real(key)
 
-    monkeypatch.setattr(admin_checks.store, "scenario_of", counted)
+    monkeypatch.setattr(admin_checks.store, "export", counted)
     zone = m.Zone.objects.get(key="pitch-side")
     page = admin_client.post(
         f"/admin/pitchpass/zone/{zone.pk}/change/", zone_form(zone, name="Touchline")
     )
     assert page.status_code == 302 and seen == [MATCH]
+    sky = m.Organisation.objects.get(key="sky-sports")  # a partner: in every match
+    form = {"key": sky.key, "name": "Sky", "kind": sky.kind, "position": sky.position}
+    renamed = admin_client.post(f"/admin/pitchpass/organisation/{sky.pk}/change/", form)
+    assert renamed.status_code == 302 and seen == [MATCH]  # a name alone: nothing to check
+
+
+def test_renaming_an_organisation_a_tier_rule_names_is_refused(admin_client) -> None:
+    competition = m.Competition.objects.get()
+    fa = m.Organisation.objects.create(key="fa-media", name="FA", kind="other", position=99)
+    m.Tier.objects.create(competition=competition, name="fa", rule="org:fa-media", position=9)
+    form = {"key": "fa", "name": fa.name, "kind": fa.kind, "position": fa.position}
+    page = admin_client.post(f"/admin/pitchpass/organisation/{fa.pk}/change/", form)
+    assert page.status_code == 200 and "fa-media" in page.content.decode()
+    assert m.Organisation.objects.filter(key="fa-media").exists()
+
+
+def test_moving_a_zone_with_an_old_problem_does_not_make_it_new(admin_client) -> None:
+    m.Zone.objects.filter(key="away-dressing-room").update(closed=["extra-time"])
+    zone = m.Zone.objects.get(key="mixed-zone")
+    moved = admin_client.post(
+        f"/admin/pitchpass/zone/{zone.pk}/change/", zone_form(zone, position=0)
+    )
+    assert moved.status_code == 302
+    assert m.Zone.objects.get(key="mixed-zone").position == 0

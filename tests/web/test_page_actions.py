@@ -152,6 +152,12 @@ def test_the_away_officer_consents_for_its_own_dressing_room(site) -> None:
     assert not m.Request.objects.get(key="r24").consent.exists()
     row = page.content.decode().split('id="request-r24"')[1].split("</tr>")[0]
     assert "consent: refused" in row
+    signed_in("documentary").post(
+        f"{BOARD}requests/r24/change/",
+        {"zone": "away-dressing-room", "phases": ["post-match"], "crew": "1", "cameras": "1"},
+    )
+    changed = away.get(BOARD).content.decode().split('id="request-r24"')[1].split("</tr>")[0]
+    assert "consent: not given yet" in changed  # a changed request asks afresh
     m.Request.objects.filter(key="r26").get().consent.clear()  # as if never given
     home = signed_in("officer").get(BOARD).content.decode()
     assert "consent: not given yet" in home.split('id="request-r26"')[1].split("</tr>")[0]

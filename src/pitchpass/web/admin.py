@@ -46,14 +46,19 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
 
     def save_form(self, request: HttpRequest, form: Any, change: bool) -> Any:
         obj = super().save_form(request, form, change)  # not saved yet: the rows are as before
-        keys = admin_checks.keys_touched(type(obj).objects.get(pk=obj.pk)) if change else set()
-        _keys[request] = keys | admin_checks.keys_touched(obj)
+        if isinstance(obj, m.Organisation) and set(form.changed_data) <= {"name"}:
+            _checked[request] = set()  # a name (the form wants one) changes no match's validity
+            return obj
+        pks = admin_checks.touched(type(obj).objects.get(pk=obj.pk)) if change else set()
+        _checked[request] = pks | admin_checks.touched(obj)
         return obj
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
-        keys = _keys.pop(request) | admin_checks.keys_touched(form.instance)
-        admin_checks.after_edit(keys, _allowed.get(request, set()))
+        pks = _checked.pop(request)
+        if pks or not isinstance(form.instance, m.Organisation):
+            pks |= admin_checks.touched(form.instance)
+        admin_checks.after_edit(pks, _allowed.get(request, set()))
         changed = _really_changed(form)
         if change and not changed and not any(f.has_changed() for f in formsets):
             return
@@ -68,16 +73,16 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
         form_url: str = "",
         extra_context: dict[str, Any] | None = None,
     ) -> HttpResponse:
-        for _ in range(3):  # an edit, its recheck, and the form again or the edit again
+        for attempt in range(3):  # the edit; the form again, or the edit allowing old problems
             try:
                 return super().changeform_view(request, object_id, form_url, extra_context)
             except admin_checks.Recheck as recheck:  # the admin's transaction rolled back
                 new = admin_checks.new_problems(recheck)
-                if new:  # the same form again, failing with the problems: what was typed stays
-                    _refused[request] = new
-                else:  # only problems there before: save, allowing those
-                    _allowed[request] = recheck.found
-        raise RuntimeError("an admin edit was checked three times")
+                if new or attempt > 0:  # the same form, failing with them: what was typed stays
+                    _refused[request] = new or sorted(recheck.found.values())
+                else:  # only problems there before: save again, allowing those
+                    _allowed[request] = set(recheck.found)
+        raise RuntimeError("unreachable: the third attempt shows the form")
 
     def get_form(
         self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
@@ -100,14 +105,14 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
         self._delete(request, rows, lambda: super(Changes, self).delete_queryset(request, queryset))
 
     def _delete(self, request: HttpRequest, rows: list[Any], delete: Callable[[], None]) -> None:
-        keys = set().union(*(admin_checks.keys_touched(obj) for obj in rows))
+        pks = set().union(*(admin_checks.touched(obj) for obj in rows))
 
-        def attempt(allowed: set[str]) -> None:
+        def attempt(allowed: set[tuple[int, str, str]]) -> None:
             with transaction.atomic():
                 for obj in rows:
                     _touch(request, obj, {"deleted": str(obj)}, None)
                 delete()
-                admin_checks.after_edit(keys, allowed)
+                admin_checks.after_edit(pks, allowed)
 
         try:
             attempt(set())
@@ -115,7 +120,7 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
             new = admin_checks.new_problems(recheck)
             if new:
                 raise admin_checks.Refused(new) from None
-            attempt(recheck.found)
+            attempt(set(recheck.found))
 
     def delete_view(
         self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
@@ -129,8 +134,11 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
         try:
-            return super().changelist_view(request, extra_context)
-        except admin_checks.Refused as refused:  # a bulk delete
+            if request.method != "POST":
+                return super().changelist_view(request, extra_context)
+            with transaction.atomic():  # a bulk delete logs before it deletes: both or neither
+                return super().changelist_view(request, extra_context)
+        except admin_checks.Refused as refused:
             return self._not_deleted(request, refused)
 
     def _not_deleted(self, request: HttpRequest, refused: admin_checks.Refused) -> HttpResponse:
@@ -140,8 +148,8 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
 
 NOT_DONE = "Not saved: a match would no longer be a valid scenario:"
 # What one admin request carries from one step of the admin's view to the next.
-_keys: WeakKeyDictionary[HttpRequest, set[str]] = WeakKeyDictionary()
-_allowed: WeakKeyDictionary[HttpRequest, set[str]] = WeakKeyDictionary()
+_checked: WeakKeyDictionary[HttpRequest, set[int]] = WeakKeyDictionary()
+_allowed: WeakKeyDictionary[HttpRequest, set[tuple[int, str, str]]] = WeakKeyDictionary()
 _refused: WeakKeyDictionary[HttpRequest, list[str]] = WeakKeyDictionary()
 
 

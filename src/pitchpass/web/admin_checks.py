@@ -12,13 +12,21 @@ either refuses or does the edit again allowing the problems found before.
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from django.db.models import Model, Q
 
-from pitchpass.core import ScenarioInvalid
+from pitchpass.core import ScenarioInvalid, load_document
 from pitchpass.web import models as m
 from pitchpass.web import store
 
 SHOWN = 8  # problems listed in one refusal; the count says if there were more
+
+# A problem as compared before and after an edit: the match (by primary key, so that a
+# renamed match is the same match), the path with list positions replaced by the ids of
+# the entries (so that moving a zone does not make its old problem new), the message.
+Found = dict[tuple[int, str, str], str]  # -> the problem as shown
 
 
 class Refused(Exception):
@@ -30,16 +38,16 @@ class Refused(Exception):
 
 
 class Recheck(Exception):
-    """Problems `found` after an edit of the matches `keys`: are they new? (Raised inside
+    """Problems `found` after an edit of the matches `pks`: are they new? (Raised inside
     the edit's transaction, so that it rolls back and the rows are as before.)"""
 
-    def __init__(self, keys: set[str], found: set[str]):
+    def __init__(self, pks: set[int], found: Found):
         super().__init__(f"{len(found)} problems after the edit")
-        self.keys, self.found = keys, found
+        self.pks, self.found = pks, found
 
 
-def keys_touched(obj: Model) -> set[str]:
-    """The matches whose scenario an edit of `obj` may change."""
+def touched(obj: Model) -> set[int]:
+    """The matches (primary keys) whose scenario an edit of `obj` may make invalid."""
     matches = m.Match.objects.all()
     if obj.pk is None and not isinstance(obj, m.Zone | m.Camera):
         return set()  # a new row: nothing refers to it yet
@@ -52,43 +60,64 @@ def keys_touched(obj: Model) -> set[str]:
     elif isinstance(obj, m.Zone | m.Camera):  # a zone may move venue: its old matches too
         near = Q(venue_id=obj.venue_id)
         if isinstance(obj, m.Zone) and obj.pk:
-            near |= Q(requests__zone=obj.pk) | Q(incidents__zone=obj.pk)
+            near |= Q(pk__in=m.Request.objects.filter(zone=obj.pk).values("match"))
+            near |= Q(pk__in=m.Incident.objects.filter(zone=obj.pk).values("match"))
         matches = matches.filter(near)
-    elif isinstance(obj, m.Organisation):
+    elif isinstance(obj, m.Organisation):  # as named by its rows and by tier rules
+        rules = m.Tier.objects.filter(rule=f"org:{obj.key}").values("competition")
+        partner_of = m.Competition.objects.filter(partners=obj.pk).values("pk")
         matches = matches.filter(
             Q(home_id=obj.pk)
             | Q(away_id=obj.pk)
             | Q(host_id=obj.pk)
-            | Q(requests__by=obj.pk)
-            | Q(competition__partners=obj.pk)
-            | Q(venue__cameras__operator=obj.pk)
+            | Q(pk__in=m.Request.objects.filter(by=obj.pk).values("match"))
+            | Q(competition__in=partner_of)
+            | Q(competition__in=rules)
+            | Q(venue__in=m.Camera.objects.filter(operator=obj.pk).values("venue"))
         )
-    return set(matches.values_list("key", flat=True).distinct())
+    return set(matches.values_list("pk", flat=True))
 
 
-def problems_of(keys: set[str]) -> set[str]:
-    """Every problem the core finds in these stored matches, each naming its match."""
-    found: set[str] = set()
-    for key in sorted(keys):
-        if not m.Match.objects.filter(key=key).exists():
-            continue  # deleted with the edit (a cascade): nothing left to decide
+def problems_of(pks: set[int]) -> Found:
+    """Every problem the core finds in these stored matches."""
+    found: Found = {}
+    for match in m.Match.objects.filter(pk__in=pks).order_by("key"):
+        document = store.export(match.key)
         try:
-            store.scenario_of(key)
+            load_document(document)
         except ScenarioInvalid as invalid:
-            found |= {f"match {key}: {problem}" for problem in invalid.problems}
+            for problem in invalid.problems:
+                where = (match.pk, _by_id(problem.path, document), problem.message)
+                found[where] = f"match {match.key}: {problem}"
     return found
 
 
-def after_edit(keys: set[str], allowed: set[str]) -> None:
+def _by_id(path: str, document: Any) -> str:
+    """`venues[0].zones[3].closed[0]` as `venues[old-trafford].zones[tunnel].closed[0]`."""
+    out, node = [], document
+    for token in re.findall(r"\[\d+\]|[^.\[\]]+", path):
+        if token.startswith("["):
+            n = int(token[1:-1])
+            node = node[n] if isinstance(node, list) and n < len(node) else None
+            named = isinstance(node, dict) and isinstance(node.get("id"), str)
+            out.append(f"[{node['id']}]" if named else token)  # type: ignore[index]
+        else:
+            node = node.get(token) if isinstance(node, dict) else None
+            out.append(f".{token}")
+    return "".join(out)
+
+
+def after_edit(pks: set[int], allowed: set[tuple[int, str, str]]) -> None:
     """Inside the edit's transaction: Recheck if the matches have problems not `allowed`."""
-    found = problems_of(keys)
-    if found - allowed:
-        raise Recheck(keys, found)
+    found = problems_of(pks)
+    if set(found) - allowed:
+        raise Recheck(pks, found)
 
 
 def new_problems(recheck: Recheck) -> list[str]:
     """With the edit rolled back: the problems it would make, to be shown (none: the edit
     left only problems there before, and may be done again allowing them)."""
-    new = sorted(recheck.found - problems_of(recheck.keys))
+    before = problems_of(recheck.pks)
+    new = sorted(shown for where, shown in recheck.found.items() if where not in before)
     more = [f"and {len(new) - SHOWN} more"] if len(new) > SHOWN else []
     return new[:SHOWN] + more

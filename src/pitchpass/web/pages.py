@@ -130,16 +130,19 @@ def _access(user: User, match: m.Match) -> list[dict[str, Any]] | None:
 
 
 def _consent_refused(match: m.Match) -> set[str]:
-    """The requests whose consent was last refused (or taken back), as the audit log says:
-    "refused" is not "not given yet"."""
-    last: dict[str, bool] = {}
-    for target, after in (
-        m.AuditEntry.objects.filter(match=match, action="consent")
+    """The requests whose consent was last refused (or taken back) since they were sent
+    as they are, as the audit log says: "refused" is not "not given yet"."""
+    refused: set[str] = set()
+    for target, action, after in (
+        m.AuditEntry.objects.filter(match=match, action__in=("consent", "submit", "change"))
         .order_by("when", "pk")
-        .values_list("target", "after")
+        .values_list("target", "action", "after")
     ):
-        last[target] = bool((after or {}).get("consent"))
-    return {key for key, given in last.items() if not given}
+        if action == "consent" and not (after or {}).get("consent"):
+            refused.add(target)
+        else:  # given, or the request sent again as it now is: not refused (yet)
+            refused.discard(target)
+    return refused
 
 
 def _occupied_by(user: User, match: m.Match, zones: list[m.Zone]) -> set[str]:
