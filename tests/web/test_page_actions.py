@@ -538,3 +538,26 @@ def test_a_grant_by_hand_that_no_longer_fits_lapses_and_nothing_breaks(site) -> 
     docs.post(f"{BOARD}requests/r24/withdraw/")
     again = officer.post(f"{BOARD}requests/r02/override/", {"status": "refused", "reason": "x"})
     assert again.status_code == 302
+
+
+def test_a_request_changed_since_the_decide_waits_with_no_old_reasons(site) -> None:
+    officer, docs = signed_in("officer"), signed_in("documentary")
+    officer.post(f"{BOARD}decide/")
+    before = docs.get(BOARD).content.decode().split('id="request-r24"')[1].split("</tr>")[0]
+    assert "refused" in before and "places taken" in before
+    docs.post(
+        f"{BOARD}requests/r24/change/",
+        {"zone": "mixed-zone", "phases": ["post-match"], "crew": "2", "cameras": "1"},
+    )
+    row = docs.get(BOARD).content.decode().split('id="request-r24"')[1].split("</tr>")[0]
+    assert '<span class="waiting">waiting</span>' in row and "places taken" not in row
+    assert re.search(r"<td>1</td>\s*</tr>", docs.get("/").content.decode())  # r24 waits
+    filtered = docs.get(BOARD, {"status": "waiting"}).content.decode()
+    assert 'id="request-r24"' in filtered
+    seen = docs.get(f"/api/matches/{MATCH}/decisions").json()
+    assert "r24" not in {d["request"] for d in seen["decisions"]} and "r24" in seen["waiting"]
+    # A consent given or taken back since the run: the same.
+    officer.post(f"{BOARD}requests/r26/consent/", {"given": "no"})  # its own room
+    assert "r26" in officer.get(f"/api/matches/{MATCH}/decisions").json()["waiting"]
+    officer.post(f"{BOARD}decide/")
+    assert officer.get(f"/api/matches/{MATCH}/decisions").json()["waiting"] == []

@@ -141,16 +141,28 @@ def _with_refusals(
 
 
 def current_decisions(user: User, match_key: str) -> dict[str, Any]:
-    """The newest run's output; media see their own organisation's decisions only."""
+    """The newest run's output; media see their own organisation's decisions only. A
+    request sent or changed since the run (or its consent) is not among its decisions but
+    listed in `waiting`, with the new ones: the run decided it as it was."""
     match = access.check_match(user, match_key)
     run = match.runs.order_by("-number").first()
     if run is None:
         raise ServiceError(ErrorCode.NOT_FOUND, "this match has not been decided yet")
     output = dict(run.output)
-    visible = {r.key for r in access.visible_requests(user, match)}
-    output["decisions"] = [d for d in output["decisions"] if d["request"] in visible]
+    visible = list(access.visible_requests(user, match))
+    decided = decided_in(run, visible)
+    output["decisions"] = [d for d in output["decisions"] if d["request"] in decided]
+    output["waiting"] = [r.key for r in visible if r.key not in decided and not r.revoked]
     output["incidents"] = _hide_others(user, match, output["incidents"])
     return output
+
+
+def decided_in(run: m.DecisionRun | None, requests: Any) -> dict[str, dict[str, Any]]:
+    """The run's decision of each of these requests that it decided as they are now."""
+    if run is None:
+        return {}
+    current = {r.key for r in requests if r.changed_in <= run.version}
+    return {d["request"]: d for d in run.output["decisions"] if d["request"] in current}
 
 
 def do_publish(user: User, match_key: str) -> list[str]:

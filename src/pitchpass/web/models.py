@@ -156,6 +156,9 @@ class Request(models.Model):
     # request is out of every decision and export; it can still be withdrawn.
     revoked = models.TextField(blank=True, default="")
     position = models.PositiveIntegerField()
+    # The match's version when the request was last sent or its consent changed: a run made
+    # at an older version decided it as it was before, so it waits for the next decide.
+    changed_in = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["match", "position"]

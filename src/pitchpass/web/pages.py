@@ -46,10 +46,10 @@ def matches(request: HttpRequest) -> HttpResponse:
     steward = access.profile(user).role == "steward"  # sees no requests at all
     for match in access.visible_matches(user):
         run = match.runs.order_by("-number").first()
-        decided = {d["request"] for d in run.output["decisions"]} if run else set()
         # Only the requests this user may see: a count would tell of others' too.
-        seen = access.seen_requests(user, match).exclude(key__in=decided).filter(revoked="")
-        waiting = None if steward else seen.count()
+        seen = list(access.seen_requests(user, match).filter(revoked=""))
+        decided = decisions.decided_in(run, seen)
+        waiting = None if steward else sum(r.key not in decided for r in seen)
         found = board.fullest(run.output["usage"]) if run else None
         rows.append({"match": match, "waiting": waiting, "fullest": found})
     return render(request, "pitchpass/matches.html", context(request, rows=rows))
@@ -73,7 +73,7 @@ def render_board(
     match = check(user, match_key)
     visible = list(access.seen_requests(user, match))  # none for stewards
     run = match.runs.order_by("-number").first()
-    by_request = {d["request"]: d for d in run.output["decisions"]} if run else {}
+    by_request = decisions.decided_in(run, visible)  # not those changed since the run
     by_hand = {o["request"]: o["reason"] for o in (run.overrides if run else [])}
     filters = {k: request.GET.get(k, "") for k in ("status", "zone", "q")}
     try:

@@ -97,7 +97,7 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
             position=(match.requests.aggregate(n=Max("position"))["n"] or 0) + 1,
         )
         row.consent.set(m.Organisation.objects.filter(key__in=entry.get("consent", [])))
-        changed(match)
+        _sent(match, row)
         audit(user, "submit", match, request_id, None, store.request_json(match.key, row))
         return request_id
 
@@ -248,9 +248,17 @@ def do_change_request(
         row.save()
         row.consent.set(m.Organisation.objects.filter(key__in=entry.get("consent", [])))
         after = store.request_json(match.key, row)
-        changed(match)
+        _sent(match, row)
         audit(user, "change", match, request_id, before, after)
         return after
+
+
+def _sent(match: m.Match, row: m.Request) -> None:
+    """The request is new to the decisions: the match's version moves on, and the request
+    waits for the next decide (runs made before decided it as it was)."""
+    changed(match)
+    m.Request.objects.filter(pk=row.pk).update(changed_in=match.version)
+    row.changed_in = match.version
 
 
 def _own_request(user: User, match: m.Match, request_id: str) -> m.Request:
@@ -289,7 +297,7 @@ def do_consent(user: User, match_key: str, request_id: str, given: bool) -> None
             row.consent.remove(occupant)
         after = sorted(row.consent.values_list("key", flat=True))
         if after != before:
-            changed(match)
+            _sent(match, row)
         audit(user, "consent", match, request_id, {"consent": before}, {"consent": after})
 
 
