@@ -147,7 +147,8 @@ def test_admin_refuses_zone_data_the_core_rejects(admin_client, changes, problem
     page = admin_client.post(f"/admin/pitchpass/zone/{zone.pk}/change/", zone_form(zone, **changes))
     text = page.content.decode()
     assert page.status_code == 200 and "a match would no longer be a valid scenario" in text
-    assert f"match {MATCH}: venues[0].zones[" in text and problem in text
+    assert f"match {MATCH}: venues[old-trafford].zones[home-dressing-room]" in text
+    assert problem in text
     zone.refresh_from_db()
     assert zone_form(zone) == stored
     assert m.Match.objects.get(key=MATCH).version == version
@@ -190,7 +191,7 @@ def test_admin_refuses_deleting_a_zone_that_another_is_reached_via(admin_client)
     m.Incident.objects.filter(zone=tunnel).delete()
     url = f"/admin/pitchpass/zone/{tunnel.pk}/delete/"
     page = admin_client.post(url, {"post": "yes"}, follow=True)
-    assert "a match would no longer be a valid scenario" in page.content.decode()
+    assert "Not deleted: a match would no longer be a valid scenario" in page.content.decode()
     assert m.Zone.objects.filter(key="tunnel").exists()
     assert not m.AuditEntry.objects.filter(action="admin").exists()
     bulk = admin_client.post(
@@ -258,3 +259,30 @@ def test_moving_a_zone_with_an_old_problem_does_not_make_it_new(admin_client) ->
     )
     assert moved.status_code == 302
     assert m.Zone.objects.get(key="mixed-zone").position == 0
+
+
+@pytest.mark.parametrize(
+    ("field", "typed"),
+    [
+        ("capacity_by_phase", "[6]"),
+        ("capacity_by_phase", "null"),
+        ("capacity_by_phase", "5"),
+        ("capacity_by_phase", '"x"'),
+        ("capacity_by_phase", '{"post-match": "x"}'),
+        ("via", "null"),
+        ("via", '"tunnel"'),
+        ("closed", "5"),
+        ("closed", '[{"a": 1}]'),
+        ("key", "a/b"),
+    ],
+)
+def test_zone_fields_of_the_wrong_shape_are_form_errors(admin_client, field, typed) -> None:
+    zone = m.Zone.objects.get(key="home-dressing-room")
+    stored = zone_form(zone)
+    page = admin_client.post(
+        f"/admin/pitchpass/zone/{zone.pk}/change/", zone_form(zone, **{field: typed})
+    )
+    assert page.status_code == 200 and escape(typed) in page.content.decode()
+    assert "errorlist" in page.content.decode()
+    zone.refresh_from_db()
+    assert zone_form(zone) == stored

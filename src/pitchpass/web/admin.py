@@ -142,7 +142,8 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
             return self._not_deleted(request, refused)
 
     def _not_deleted(self, request: HttpRequest, refused: admin_checks.Refused) -> HttpResponse:
-        self.message_user(request, f"{NOT_DONE} {'; '.join(refused.problems)}", messages.ERROR)
+        said = NOT_DONE.replace("Not saved", "Not deleted")
+        self.message_user(request, f"{said} {'; '.join(refused.problems)}", messages.ERROR)
         return HttpResponseRedirect(request.get_full_path())
 
 
@@ -215,6 +216,43 @@ class ReadOnly(admin.ModelAdmin):  # type: ignore[type-arg]
         return False
 
 
+def _texts(value: Any, field: str) -> list[str]:
+    """A list of ids typed as JSON (["tunnel"]), or a form error saying what it should be."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise forms.ValidationError(f'{field} is a list of ids, like ["tunnel"]')
+    return value
+
+
+class ZoneForm(forms.ModelForm):  # type: ignore[type-arg]
+    """The JSON fields in the shapes a scenario has; the core then checks what they say."""
+
+    class Meta:
+        model = m.Zone
+        fields = "__all__"
+
+    def clean_capacity_by_phase(self) -> Any:
+        value = self.cleaned_data.get("capacity_by_phase")
+        if not isinstance(value, dict):
+            raise forms.ValidationError('places per phase, like {"post-match": 46}, or {}')
+        return value
+
+    def clean_via(self) -> Any:
+        return _texts(self.cleaned_data.get("via"), "via")
+
+    def clean_closed(self) -> Any:
+        return _texts(self.cleaned_data.get("closed"), "closed")
+
+
+class CameraForm(forms.ModelForm):  # type: ignore[type-arg]
+    class Meta:
+        model = m.Camera
+        fields = "__all__"
+
+    def clean_phases(self) -> Any:
+        value = self.cleaned_data.get("phases")
+        return None if value is None else _texts(value, "phases (or null: always there)")
+
+
 class TierInline(admin.TabularInline):  # type: ignore[type-arg]
     model = m.Tier
     extra = 0
@@ -227,11 +265,13 @@ class PhaseInline(admin.TabularInline):  # type: ignore[type-arg]
 
 class ZoneInline(admin.TabularInline):  # type: ignore[type-arg]
     model = m.Zone
+    form = ZoneForm
     extra = 0
 
 
 class CameraInline(admin.TabularInline):  # type: ignore[type-arg]
     model = m.Camera
+    form = CameraForm
     extra = 0
 
 
@@ -257,6 +297,7 @@ class VenueAdmin(Changes):
 
 @admin.register(m.Zone)
 class ZoneAdmin(Changes):
+    form = ZoneForm
     list_display = ("key", "venue", "capacity", "occupant")
     list_filter = ("venue",)
 

@@ -87,8 +87,10 @@ def problems_of(pks: set[int]) -> Found:
             load_document(document)
         except ScenarioInvalid as invalid:
             for problem in invalid.problems:
-                where = (match.pk, _by_id(problem.path, document), problem.message)
-                found[where] = f"match {match.key}: {problem}"
+                path = _by_id(problem.path, document).lstrip(".")
+                found[(match.pk, path, problem.message)] = f"match {match.key}: {path}: " + (
+                    problem.message
+                )
     return found
 
 

@@ -10,6 +10,7 @@ exported again reads as it was written.
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.db import models
 
 KINDS = [(k, k) for k in ("broadcaster", "club", "producer", "agency", "other")]
@@ -17,8 +18,14 @@ OCCUPANTS = [("", "none"), ("home", "home"), ("away", "away")]
 MODES = [("most-granted", "most-granted"), ("first-come", "first-come")]
 
 
+def plain_id(value: str) -> None:
+    """An id as the admin's forms take it: pages and the API put ids in their URLs."""
+    if "/" in value or value != value.strip():
+        raise ValidationError('an id has no "/" and no spaces around it')
+
+
 class Organisation(models.Model):
-    key = models.CharField(max_length=100, unique=True)
+    key = models.CharField(max_length=100, unique=True, validators=[plain_id])
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=20, choices=KINDS)
     position = models.PositiveIntegerField(default=0)
@@ -33,7 +40,7 @@ class Organisation(models.Model):
 class Competition(models.Model):
     """A competition with its broadcast partners, its policy and its plan of phases."""
 
-    key = models.CharField(max_length=100, unique=True)
+    key = models.CharField(max_length=100, unique=True, validators=[plain_id])
     name = models.CharField(max_length=200)
     partners = models.ManyToManyField(Organisation, blank=True, related_name="partner_of")
     deadline = models.CharField(max_length=20, default="5d")  # Nm, Nh or Nd
@@ -55,10 +62,13 @@ class Tier(models.Model):
             models.UniqueConstraint(fields=["competition", "name"], name="unique_tier_name")
         ]
 
+    def __str__(self) -> str:
+        return f"{self.name} ({self.rule})"
+
 
 class Phase(models.Model):
     competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="phases")
-    key = models.CharField(max_length=100)
+    key = models.CharField(max_length=100, validators=[plain_id])
     start = models.FloatField()  # minutes from kick-off, inclusive
     end = models.FloatField()  # exclusive
     position = models.PositiveIntegerField()
@@ -69,9 +79,12 @@ class Phase(models.Model):
             models.UniqueConstraint(fields=["competition", "key"], name="unique_phase_key")
         ]
 
+    def __str__(self) -> str:
+        return self.key
+
 
 class Venue(models.Model):
-    key = models.CharField(max_length=100, unique=True)
+    key = models.CharField(max_length=100, unique=True, validators=[plain_id])
     name = models.CharField(max_length=200)
     position = models.PositiveIntegerField(default=0)
 
@@ -81,7 +94,7 @@ class Venue(models.Model):
 
 class Zone(models.Model):
     venue = models.ForeignKey(Venue, on_delete=models.CASCADE, related_name="zones")
-    key = models.CharField(max_length=100)
+    key = models.CharField(max_length=100, validators=[plain_id])
     name = models.CharField(max_length=200)
     capacity = models.PositiveIntegerField(null=True, blank=True)  # the default, if any
     capacity_by_phase = models.JSONField(default=dict, blank=True)  # phase id -> places
@@ -102,7 +115,7 @@ class Camera(models.Model):
     """A fixed camera of the venue, present whatever is decided."""
 
     venue = models.ForeignKey(Venue, on_delete=models.CASCADE, related_name="cameras")
-    key = models.CharField(max_length=100)
+    key = models.CharField(max_length=100, validators=[plain_id])
     name = models.CharField(max_length=200, blank=True, default="")
     zone = models.ForeignKey(Zone, on_delete=models.CASCADE, related_name="cameras")
     operator = models.ForeignKey(
@@ -115,9 +128,12 @@ class Camera(models.Model):
         ordering = ["venue", "position"]
         constraints = [models.UniqueConstraint(fields=["venue", "key"], name="unique_camera_key")]
 
+    def __str__(self) -> str:
+        return self.key
+
 
 class Match(models.Model):
-    key = models.CharField(max_length=100, unique=True)
+    key = models.CharField(max_length=100, unique=True, validators=[plain_id])
     competition = models.ForeignKey(Competition, on_delete=models.PROTECT, related_name="matches")
     venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="matches")
     home = models.ForeignKey(Organisation, on_delete=models.PROTECT, related_name="home_matches")
@@ -142,7 +158,7 @@ class Match(models.Model):
 
 class Request(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="requests")
-    key = models.CharField(max_length=100)
+    key = models.CharField(max_length=100, validators=[plain_id])
     by = models.ForeignKey(Organisation, on_delete=models.PROTECT, related_name="requests")
     zone = models.ForeignKey(Zone, on_delete=models.PROTECT, related_name="requests")
     phases = models.JSONField()  # phase ids, in the order written
@@ -170,7 +186,7 @@ class Request(models.Model):
 
 class Incident(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="incidents")
-    key = models.CharField(max_length=100)
+    key = models.CharField(max_length=100, validators=[plain_id])
     zone = models.ForeignKey(Zone, on_delete=models.PROTECT, related_name="incidents")
     minute = models.FloatField(null=True, blank=True)  # exactly one of minute and at
     at = models.DateTimeField(null=True, blank=True)
