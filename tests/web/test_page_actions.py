@@ -561,3 +561,31 @@ def test_a_request_changed_since_the_decide_waits_with_no_old_reasons(site) -> N
     assert "r26" in officer.get(f"/api/matches/{MATCH}/decisions").json()["waiting"]
     officer.post(f"{BOARD}decide/")
     assert officer.get(f"/api/matches/{MATCH}/decisions").json()["waiting"] == []
+
+
+def test_a_grant_by_hand_keeps_closed_phases_and_the_occupant_clubs_consent(site) -> None:
+    officer, docs = signed_in("officer"), signed_in("documentary")
+    docs.post(
+        f"{BOARD}requests/new/",
+        {"zone": "away-dressing-room", "phases": ["first-half"], "crew": "1", "id": "half"},
+    )
+    officer.post(f"{BOARD}decide/")
+    closed = officer.post(
+        f"{BOARD}requests/man-city-documentary.half/override/",
+        {"status": "granted", "reason": "just this once"},
+    )
+    assert closed.status_code == 409
+    assert "away-dressing-room is closed in first-half" in closed.content.decode()
+    signed_in("away-officer").post(f"{BOARD}requests/r24/consent/", {"given": "no"})
+    officer.post(f"{BOARD}decide/")
+    refused = officer.post(f"{BOARD}requests/r24/override/", {"status": "granted", "reason": "x"})
+    assert refused.status_code == 409
+    assert "Manchester City, whose room away-dressing-room is, has not consented" in (
+        refused.content.decode()
+    )
+    assert (
+        officer.post(
+            f"{BOARD}requests/r24/override/", {"status": "refused", "reason": "x"}
+        ).status_code
+        == 302
+    )  # refusing by hand needs nobody's say

@@ -99,6 +99,8 @@ def do_override(
             raise ServiceError(ErrorCode.PUBLISHED, "a published grant is revoked, not overridden")
         if row.revoked:
             raise ServiceError(ErrorCode.CONFLICT, f"{request_id} was revoked: {row.revoked}")
+        if status == "granted":
+            _check_grantable(match, row)
         scenario = scenario_of(match)
         kept = _kept_overrides(match, scenario)  # not those withdrawn or lapsed since
         overrides = [o for o in kept if o["request"] != request_id]
@@ -120,6 +122,26 @@ def do_override(
         _save_run(match, user, output, overrides)
         audit(user, "override", match, request_id, before, {"status": status, "reason": reason})
         return output
+
+
+def _check_grantable(match: m.Match, row: m.Request) -> None:
+    """A grant by hand overrides the policy's order and room, never another's say: a zone
+    closed in a phase asked for stays closed, and a club's dressing room needs its consent."""
+    zone = row.zone
+    closed = [p for p in row.phases if p in zone.closed]
+    if closed:
+        raise ServiceError(
+            ErrorCode.CONFLICT,
+            f"{row.key}: {zone.key} is closed in {', '.join(closed)}; a grant by hand"
+            " does not open it",
+        )
+    occupant = {"home": match.home, "away": match.away}.get(zone.occupant)
+    if occupant is not None and not row.consent.filter(pk=occupant.pk).exists():
+        raise ServiceError(
+            ErrorCode.CONFLICT,
+            f"{row.key}: {occupant.name}, whose room {zone.key} is, has not consented;"
+            " a grant by hand needs its consent",
+        )
 
 
 def _with_refusals(
