@@ -589,3 +589,14 @@ def test_a_grant_by_hand_keeps_closed_phases_and_the_occupant_clubs_consent(site
         ).status_code
         == 302
     )  # refusing by hand needs nobody's say
+
+
+def test_not_found_and_refusals_are_the_sites_own_pages_with_the_role(site) -> None:
+    docs = signed_in("documentary")
+    for url in ("/matches/nope/", f"{BOARD}requests/r01/change/"):
+        page = docs.get(url)
+        text = page.content.decode()
+        assert page.status_code == 404 and "Back to the matches" in text, url
+        assert "Sign out" in text and "documentary · " in text
+    refused = signed_in("away-officer").get(f"{BOARD}what-if/").content.decode()
+    assert "away-officer · club media officer" in refused

@@ -12,6 +12,7 @@ from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.functional import SimpleLazyObject
 
 from pitchpass.web import access, board, decisions
 from pitchpass.web import models as m
@@ -27,6 +28,19 @@ def context(request: HttpRequest, **values: Any) -> dict[str, Any]:
     who = m.Profile.objects.select_related("organisation").filter(user=user_of(request)).first()
     role = who.role if who else ""
     return {"who": who, "role_name": who.get_role_display() if who else "", "role": role, **values}
+
+
+def role_name(request: HttpRequest) -> dict[str, Any]:
+    """The header's role on every page, error pages too (read only if a page shows it)."""
+
+    def name() -> str:
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated:
+            return ""
+        who = m.Profile.objects.filter(user=user).first()
+        return who.get_role_display() if who else ""
+
+    return {"role_name": SimpleLazyObject(name)}
 
 
 def check(user: User, match_key: str) -> m.Match:
