@@ -146,7 +146,7 @@ def test_steward_logs_an_incident_and_a_bad_minute_keeps_the_text(site) -> None:
 def test_the_away_officer_consents_for_its_own_dressing_room(site) -> None:
     away = signed_in("away-officer")
     board = away.get(BOARD).content.decode()
-    assert "Refuse consent" in board and "consent: given by Manchester City" in board
+    assert "Take consent back" in board and "consent: given by Manchester City" in board
     page = away.post(f"{BOARD}requests/r24/consent/", {"given": "no"}, follow=True)
     assert "Consent for r24 refused." in page.content.decode()
     assert not m.Request.objects.get(key="r24").consent.exists()
@@ -600,3 +600,23 @@ def test_not_found_and_refusals_are_the_sites_own_pages_with_the_role(site) -> N
         assert "Sign out" in text and "documentary · " in text
     refused = signed_in("away-officer").get(f"{BOARD}what-if/").content.decode()
     assert "away-officer · club media officer" in refused
+
+
+def test_only_actions_that_can_succeed_are_offered(site) -> None:
+    docs, officer = signed_in("documentary"), signed_in("officer")
+    officer.post(f"{BOARD}decide/")
+    officer.post(f"{BOARD}publish/")
+    published = docs.get(f"{BOARD}requests/r25/change/")
+    assert published.status_code == 409
+    assert "r25 cannot be changed: it is a published grant" in published.content.decode()
+    away = signed_in("away-officer")
+    away.post(f"{BOARD}requests/r24/consent/", {"given": "no"})
+    row = away.get(BOARD).content.decode().split('id="request-r24"')[1].split("</tr>")[0]
+    assert ">Consent</button>" in row and "Refuse consent" not in row
+    board = docs.get(BOARD).content.decode()
+    assert "Request a place" in board and ">Withdraw</button>" in board
+    m.Match.objects.filter(key=MATCH).update(kickoff=timezone.now() + timedelta(days=1))
+    late = docs.get(BOARD).content.decode()
+    assert "Requests closed at" in late and "(the deadline)" in late
+    assert "Request a place" not in late and ">Withdraw</button>" not in late
+    assert ">Change</a>" not in late

@@ -20,6 +20,17 @@ MAX_COUNT = 1_000_000
 MAX_DEADLINE = timedelta(days=3650)
 _DURATION = re.compile(r"^\s*(\d+)\s*([mhd])\s*$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days"}
+
+
+def parse_duration(text: str) -> timedelta | None:
+    """`30m`, `12h` or `5d` as a timedelta; None if it is not one."""
+    match = _DURATION.match(text)
+    if match is None:
+        return None
+    amount, unit = int(match.group(1)), match.group(2)
+    return timedelta(**{_UNITS[unit]: min(amount, 10**6)})
+
+
 _MISSING = object()
 
 
@@ -163,14 +174,12 @@ class Reader:
         value = parent.get(key, _MISSING)
         if value is _MISSING or value is None:
             return default
-        match = _DURATION.match(value) if isinstance(value, str) else None
-        if match is None:
+        deadline = parse_duration(value) if isinstance(value, str) else None
+        if deadline is None:
             self.problem(
                 _join(path, key), f"must be a duration such as 30m, 12h or 5d, not {value!r}"
             )
             return default
-        amount, unit = int(match.group(1)), match.group(2)
-        deadline = timedelta(**{_UNITS[unit]: min(amount, 10**6)})
         if deadline > MAX_DEADLINE:
             self.problem(_join(path, key), f"must be at most {MAX_DEADLINE.days}d, not {value}")
             return default

@@ -182,6 +182,12 @@ def change_request(request: HttpRequest, match_key: str, request_id: str) -> Htt
     row = access.seen_requests(user, match).filter(key=request_id).first()
     if row is None:
         raise Http404(f'no request "{request_id}"')
+    if row.locked or row.revoked:  # the form could only fail: say so now
+        done = f"it was revoked ({row.revoked})" if row.revoked else "it is a published grant"
+        raise ServiceError(
+            ErrorCode.PUBLISHED if row.locked else ErrorCode.CONFLICT,
+            f"{request_id} cannot be changed: {done}; the home club's officer decides on it",
+        )
     if request.method == "POST":
         typed, ticked = request.POST.dict(), set(request.POST.getlist("phases"))
     else:

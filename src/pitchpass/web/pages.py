@@ -12,9 +12,10 @@ from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 
-from pitchpass.web import access, board, decisions
+from pitchpass.web import access, board, decisions, services
 from pitchpass.web import models as m
 from pitchpass.web.errors import ErrorCode, ServiceError
 
@@ -111,6 +112,8 @@ def render_board(
         consent_refused=_consent_refused(match),
         incidents=incidents,
         cameras=match.venue.cameras.select_related("zone", "operator"),
+        closes=services.closes_at(match),
+        open=timezone.now() <= services.closes_at(match),
         access=_access(user, match),
         error=error,
         typed=typed or {},

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from pitchpass.core import check_document
+from pitchpass.core.fields import parse_duration
 from pitchpass.web import access, store
 from pitchpass.web import models as m
 from pitchpass.web.changes import (
@@ -54,10 +55,15 @@ def requests_for(user: User, match_key: str) -> list[dict[str, Any]]:
     return [store.request_json(match.key, r) for r in access.visible_requests(user, match)]
 
 
+def closes_at(match: m.Match) -> datetime:
+    """When requests close: kick-off minus the competition's deadline."""
+    deadline = parse_duration(match.competition.deadline) or scenario_of(match).policy.deadline
+    return match.kickoff - deadline
+
+
 def _check_deadline(match: m.Match, now: datetime) -> None:
-    deadline = scenario_of(match).policy.deadline
-    if now > match.kickoff - deadline:
-        cutoff = (match.kickoff - deadline).isoformat(timespec="minutes")
+    if now > closes_at(match):
+        cutoff = closes_at(match).isoformat(timespec="minutes")
         raise ServiceError(ErrorCode.DEADLINE_PASSED, f"requests closed at {cutoff}, the deadline")
 
 
