@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
-from pitchpass.web import decisions, demo_site
+from pitchpass.web import board, decisions, demo_site
 from pitchpass.web import models as m
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,6 +112,11 @@ def test_the_request_form_hints_room_left_and_keeps_what_was_typed(site) -> None
     assert bad.status_code == 400 and "crew must be a whole number" in page
     assert 'value="late-one"' in page and 'value="two"' in page
     assert 'value="post-match" checked' in page and 'value="tunnel" selected' in page
+    typed = {"phases": ["post-match"], "crew": "2", "cameras": "1"}
+    no_zone = docs.post(f"{BOARD}requests/new/", {**typed, "zone": ""}).content.decode()
+    assert "choose a zone" in no_zone and "non-empty text" not in no_zone
+    no_phase = docs.post(f"{BOARD}requests/new/", {**typed, "zone": "tunnel", "phases": []})
+    assert "tick at least one phase" in no_phase.content.decode()
     made = docs.post(
         f"{BOARD}requests/new/",
         {"zone": "mixed-zone", "phases": ["post-match"], "crew": "2", "cameras": "1"},
@@ -135,6 +140,9 @@ def test_steward_logs_an_incident_and_a_bad_minute_keeps_the_text(site) -> None:
         f"{BOARD}incidents/", {"zone": "tunnel", "minute": "late", "what": "scuffle"}
     )
     assert bad.status_code == 400 and 'value="scuffle"' in bad.content.decode()
+    assert "the minute must be a number" in bad.content.decode()
+    nowhere = steward.post(f"{BOARD}incidents/", {"zone": "", "minute": "3", "what": "x"})
+    assert "choose the zone where it happened" in nowhere.content.decode()
     page = steward.post(
         f"{BOARD}incidents/",
         {"zone": "pitch-side", "minute": "30", "what": "a tackle"},
@@ -176,7 +184,8 @@ def test_what_if_panel_shows_the_incident_caught_with_two_more_places(site) -> N
     bumped = officer.post(f"{BOARD}what-if/", {"grant": ["r24"]}).content.decode()
     assert "r23 would be bumped" in bumped and "<h1>What if" in bumped
     wrong = officer.post(f"{BOARD}what-if/", {"capacity:tunnel@post-match": "many"})
-    assert "must be a whole number" in wrong.content.decode()
+    text = wrong.content.decode()
+    assert "the places in tunnel, post-match must be a whole number, not &#x27;many&#x27;" in text
 
 
 def test_filters_narrow_the_requests(site) -> None:
@@ -223,6 +232,10 @@ def test_stewards_see_the_access_list_of_published_grants(site) -> None:
     page = steward.get(BOARD).content.decode()
     assert "<summary>away-dressing-room</summary>" not in page  # r24, refused, is not there
     assert "<strong>post-match</strong>: Sky Sports (2), BT Sport (2)" in page
+    # r26 works in the home dressing room and is let through the tunnel to get there:
+    tunnel = page.split("<summary>tunnel</summary>")[1].split("</details>")[0]
+    assert re.search(r"pre-match</strong>: MUTV [^<]*\(2, passing through to home-dressing", tunnel)
+    assert "<summary>home-dressing-room</summary>" in page
     assert "No requests you may see" in page  # the list, not the requests and reasons
     docs = signed_in("documentary").get(BOARD).content.decode()
     assert "Access list" not in docs
@@ -262,7 +275,8 @@ def test_a_failed_override_keeps_the_chosen_status(site) -> None:
         {"request": "r24", "action": "override", "status": "refused", "reason": " "},
     ).content.decode()
     row = page.split('id="request-r24"')[1].split("</tr>")[0]
-    assert "needs a written reason" in page and '<option value="refused" selected>' in row
+    assert "r24: an override needs a written reason" in page
+    assert '<option value="refused" selected>' in row
 
 
 def test_media_change_their_request_with_the_form_filled_in(site) -> None:
@@ -272,6 +286,9 @@ def test_media_change_their_request_with_the_form_filled_in(site) -> None:
     assert 'value="pre-match" checked' in form and 'name="crew" min="1" value="2"' in form
     bad = docs.post(f"{BOARD}requests/r25/change/", {"zone": "pitch-side", "crew": "0"})
     assert bad.status_code == 400 and 'value="0"' in bad.content.decode()
+    typo = docs.post(f"{BOARD}requests/r25/change/", {"zone": "pitch-side", "crew": "two"})
+    assert typo.status_code == 400 and 'value="two"' in typo.content.decode()  # kept
+    assert "Change request r25" in typo.content.decode()
     done = docs.post(
         f"{BOARD}requests/r25/change/",
         {"zone": "pitch-side", "phases": ["pre-match", "half-time"], "crew": "3", "cameras": "1"},
@@ -294,7 +311,8 @@ def test_what_if_starts_from_the_decisions_as_overridden(site) -> None:
     ).json()
     assert api["changes"] == [{"request": "r23", "before": "refused", "after": "granted"}]
     panel = officer.get(f"{BOARD}what-if/").content.decode()
-    assert re.search(r"<td>r24</td>.*?<td class=\"granted\">granted</td>", panel, re.S)
+    assert re.search(r"<td>r24</td>.*?<td class=\"granted\">granted \(by hand\)</td>", panel, re.S)
+    assert re.search(r"<td>r23</td>.*?<td class=\"refused\">refused</td>", panel, re.S)
     # Taking out the request granted by hand: before is as it stands (granted), not the
     # decision without the override.
     out = officer.post(
@@ -306,7 +324,9 @@ def test_what_if_starts_from_the_decisions_as_overridden(site) -> None:
     ]
     officer.post(f"{BOARD}requests/r01/override/", {"status": "refused", "reason": "late van"})
     panel = officer.get(f"{BOARD}what-if/").content.decode()
-    assert re.search(r"<td>r01</td>.*?<td class=\"refused\">refused</td>", panel, re.S)
+    assert re.search(r"<td>r01</td>.*?<td class=\"refused\">refused \(by hand\)</td>", panel, re.S)
+    row = officer.get(BOARD).content.decode().split('id="request-r01"')[1].split("</tr>")[0]
+    assert "refused by hand: late van" in row
     again = officer.post(
         f"/api/matches/{MATCH}/what-if", {"grant": ["r01"]}, content_type="application/json"
     ).json()
@@ -348,6 +368,13 @@ def test_a_revoked_grant_stays_out_and_its_places_go_to_others(site) -> None:
     )
     panel = officer.get(f"{BOARD}what-if/").content.decode()
     assert "<td>r02</td>" not in panel and "<td>r03</td>" in panel  # out of every decision
+    ticked = officer.post(
+        f"/api/matches/{MATCH}/what-if", {"grant": ["r02"]}, content_type="application/json"
+    )
+    assert ticked.status_code == 409
+    assert ticked.json()["message"] == (
+        "r02 was revoked (accreditation withdrawn): it is out of every decision"
+    )
 
 
 def test_the_what_if_panel_refuses_other_clubs_with_the_error_page(site) -> None:
@@ -620,3 +647,26 @@ def test_only_actions_that_can_succeed_are_offered(site) -> None:
     assert "Requests closed at" in late and "(the deadline)" in late
     assert "Request a place" not in late and ">Withdraw</button>" not in late
     assert ">Change</a>" not in late
+
+
+def test_the_access_list_adds_up_each_organisations_crews() -> None:
+    sky, bt = m.Organisation(key="sky", name="Sky"), m.Organisation(key="bt", name="BT")
+    tunnel = m.Zone(key="tunnel", via=[])
+    room = m.Zone(key="room", via=["tunnel"])
+    published = [
+        m.Request(by=sky, zone=tunnel, phases=["pre", "post"], crew=2),
+        m.Request(by=sky, zone=tunnel, phases=["post"], crew=3),
+        m.Request(by=bt, zone=tunnel, phases=["post"], crew=1),
+        m.Request(by=sky, zone=room, phases=["post"], crew=2),
+    ]
+    listed = board.access_list(published, [tunnel, room, m.Zone(key="empty")], ["pre", "post"])
+    assert listed == [
+        {
+            "zone": "tunnel",
+            "phases": [
+                ("pre", ["Sky (2)"]),
+                ("post", ["Sky (5)", "BT (1)", "Sky (2, passing through to room)"]),
+            ],
+        },
+        {"zone": "room", "phases": [("post", ["Sky (2)"])]},
+    ]

@@ -110,13 +110,16 @@ def what_if_story(
 WHOLE = re.compile(r"-?[0-9]+")  # ASCII digits only: "²" or "٣" is not a number here
 
 
-def form_int(values: Mapping[str, str], name: str, default: int | None = None) -> int | None:
-    """A whole number typed in a form; None when left empty (and no default)."""
+def form_int(
+    values: Mapping[str, str], name: str, default: int | None = None, label: str = ""
+) -> int | None:
+    """A whole number typed in a form; None when left empty (and no default). The error
+    calls the field by its `label`, or by its name."""
     text = values.get(name, "").strip()
     if not text:
         return default
     if not WHOLE.fullmatch(text):
-        raise ValueError(f"{name} must be a whole number, not {text!r}")
+        raise ValueError(f"{label or name} must be a whole number, not {text!r}")
     return int(text)
 
 
@@ -125,17 +128,32 @@ def crew_size(text: str) -> int:
     return int(text.strip()) if WHOLE.fullmatch(text.strip()) else 0
 
 
-def access_list(published: Iterable[m.Request], phases: list[str]) -> list[dict[str, Any]]:
-    """Who may be where and when, for the stewards at the doors: per zone and phase, the
-    organisations with a published grant and their crew (zones reached through another
-    are listed where the crew works; the way there is in the zone's own entry)."""
-    cells: dict[tuple[str, str], list[str]] = {}
-    zones: list[str] = []
+def access_list(
+    published: Iterable[m.Request], zones: list[m.Zone], phases: list[str]
+) -> list[dict[str, Any]]:
+    """Who may be where and when, for the stewards at the doors: per zone (in the venue's
+    order) and phase, each organisation once with its published crews added up, and apart
+    from them the crews that only pass through on their way to a zone reached through this
+    one ("BT Sport (2, passing through to home-dressing-room)")."""
+    cells: dict[tuple[str, str], dict[tuple[str, str], int]] = {}
     for r in published:
-        if r.zone.key not in zones:
-            zones.append(r.zone.key)
+        ways = [(r.zone.key, "")] + [(via, r.zone.key) for via in r.zone.via]
         for phase in r.phases:
-            cells.setdefault((r.zone.key, phase), []).append(f"{r.by.name} ({r.crew})")
+            for zone, bound_for in ways:
+                crews = cells.setdefault((zone, phase), {})
+                crews[r.by.name, bound_for] = crews.get((r.by.name, bound_for), 0) + r.crew
     return [
-        {"zone": z, "phases": [(p, cells[z, p]) for p in phases if (z, p) in cells]} for z in zones
+        {
+            "zone": z.key,
+            "phases": [(p, _crews(cells[z.key, p])) for p in phases if (z.key, p) in cells],
+        }
+        for z in zones
+        if any((z.key, p) in cells for p in phases)
+    ]
+
+
+def _crews(crews: dict[tuple[str, str], int]) -> list[str]:
+    return [
+        f"{name} ({n}, passing through to {bound_for})" if bound_for else f"{name} ({n})"
+        for (name, bound_for), n in crews.items()
     ]

@@ -84,9 +84,13 @@ def do_override(
     check_text(reason, "reason")
 
     if status not in ("granted", "refused"):
-        raise ServiceError(ErrorCode.INVALID, "status must be granted or refused", "status")
+        raise ServiceError(
+            ErrorCode.INVALID, f"{request_id}: status must be granted or refused", "status"
+        )
     if not reason.strip():
-        raise ServiceError(ErrorCode.INVALID, "an override needs a written reason", "reason")
+        raise ServiceError(
+            ErrorCode.INVALID, f"{request_id}: an override needs a written reason", "reason"
+        )
     with transaction.atomic():
         match = managed(user, match_key)
         run = match.runs.order_by("-number").first()
@@ -96,7 +100,9 @@ def do_override(
         if row is None:
             raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "request")
         if row.locked and status == "refused":
-            raise ServiceError(ErrorCode.PUBLISHED, "a published grant is revoked, not overridden")
+            raise ServiceError(
+                ErrorCode.PUBLISHED, f"{request_id}: a published grant is revoked, not overridden"
+            )
         if row.revoked:
             raise ServiceError(ErrorCode.CONFLICT, f"{request_id} was revoked: {row.revoked}")
         if status == "granted":
@@ -108,7 +114,8 @@ def do_override(
         try:
             result = what_if(scenario, _as_changes(overrides), [match.key])
         except ScenarioInvalid as invalid:
-            raise ServiceError(ErrorCode.CONFLICT, invalid.problems[0].message) from None
+            message = invalid.problems[0].message
+            raise ServiceError(ErrorCode.CONFLICT, f"{request_id}: {message}") from None
         output = match_json(result.after[0])
         output["decisions"] = _with_refusals(result.before[0], output["decisions"], overrides)
         before = next(
@@ -258,17 +265,19 @@ def standing(match: m.Match, leaving_out: str | None = None) -> dict[str, Any]:
     """The match decided as it stands now, with the current run's overrides (the
     `decide --json` match object, requests refused by hand listed refused with the
     officer's reason); without the request `leaving_out` if given (one being changed).
-    Not filtered: callers show only what a user may see."""
+    `by_hand` lists the requests whose override is in effect. Not filtered: callers show
+    only what a user may see."""
 
     scenario = scenario_of(match)
     if leaving_out in {r.id for r in scenario.requests}:
         scenario = apply_changes(scenario, Changes(refuse=(leaving_out or "",)))
     kept = _kept_overrides(match, scenario)
     if not kept:
-        return match_json(decide_match(scenario, match.key))
+        return {**match_json(decide_match(scenario, match.key)), "by_hand": []}
     result = what_if(scenario, _as_changes(kept), [match.key])
     output = match_json(result.after[0])
     output["decisions"] = _with_refusals(result.before[0], output["decisions"], kept)
+    output["by_hand"] = [o["request"] for o in kept]
     return output
 
 
@@ -314,6 +323,15 @@ def _hide_others(user: User, match: m.Match, incidents: list[dict[str, Any]]) ->
 def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, Any]:
     """`pitchpass what-if --json` for one stored match; changes nothing."""
     match = check_manages(user, match_key)
+    for field in ("grant", "refuse"):
+        ticked = [t for t in body.get(field) or () if isinstance(t, str)]
+        revoked = match.requests.exclude(revoked="").filter(key__in=ticked)
+        for row in revoked.order_by("position")[:1]:
+            raise ServiceError(
+                ErrorCode.CONFLICT,
+                f"{row.key} was revoked ({row.revoked}): it is out of every decision",
+                field,
+            )
     scenario = scenario_of(match)
     try:
         changes = Changes(

@@ -132,10 +132,11 @@ def withdraw(request: HttpRequest, match_key: str, request_id: str) -> HttpRespo
 def log_incident(request: HttpRequest, match_key: str) -> HttpResponse:
     def act() -> str:
         posted = request.POST
+        _chosen(posted, "zone", "choose the zone where it happened")
         try:
             minute = float(posted.get("minute", "").strip())
         except ValueError:
-            raise ServiceError(ErrorCode.INVALID, "the minute is a number", "minute") from None
+            raise ServiceError(ErrorCode.INVALID, "the minute must be a number", "minute") from None
         body = {"zone": posted.get("zone"), "minute": minute, "what": posted.get("what", "")}
         incident_id = services.do_log_incident(user_of(request), match_key, body)
         return f"Incident {incident_id} logged."
@@ -204,8 +205,8 @@ def change_request(request: HttpRequest, match_key: str, request_id: str) -> Htt
     )
     status = 200
     if request.method == "POST":
-        body = {k: v for k, v in _request_body(request.POST).items() if k not in ("id", "by")}
         try:
+            body = {k: v for k, v in _request_body(request.POST).items() if k not in ("id", "by")}
             services.do_change_request(user, match_key, request_id, body, timezone.now())
         except ServiceError as error:
             values["error"], status = error, error.status
@@ -232,13 +233,18 @@ def _hint(values: dict[str, Any], user: User, match: m.Match, typed: dict[str, s
     values |= room_hint(user, match, form)
 
 
+def _chosen(posted: Any, field: str, ask: str) -> None:
+    """A field the form offers a choice for, left empty: say what to do, not what the
+    scenario reader would say of an empty text."""
+    if not "".join(posted.getlist(field)).strip():
+        raise ServiceError(ErrorCode.INVALID, ask, field)
+
+
 def _request_body(posted: Any) -> dict[str, Any]:
-    try:
-        crew = board.form_int(posted, "crew")
-        cameras = board.form_int(posted, "cameras", 0)
-    except ValueError as error:
-        field = str(error).split(" ", 1)[0]
-        raise ServiceError(ErrorCode.INVALID, str(error), field) from None
+    _chosen(posted, "zone", "choose a zone")
+    _chosen(posted, "phases", "tick at least one phase")
+    crew = _whole(posted, "crew")
+    cameras = _whole(posted, "cameras", 0)
     body: dict[str, Any] = {
         "zone": posted.get("zone", ""),
         "phases": posted.getlist("phases"),
@@ -249,3 +255,10 @@ def _request_body(posted: Any) -> dict[str, Any]:
         if posted.get(optional, "").strip():
             body[optional] = posted[optional].strip()
     return body
+
+
+def _whole(posted: Any, field: str, default: int | None = None) -> int | None:
+    try:
+        return board.form_int(posted, field, default)
+    except ValueError as error:
+        raise ServiceError(ErrorCode.INVALID, str(error), field) from None

@@ -143,7 +143,8 @@ def _access(user: User, match: m.Match) -> list[dict[str, Any]] | None:
         return None
     published = match.requests.filter(locked=True).select_related("by", "zone")
     phases = list(match.competition.phases.values_list("key", flat=True))
-    return board.access_list(published.order_by("zone__position", "position"), phases)
+    zones = list(match.venue.zones.all())
+    return board.access_list(published.order_by("zone__position", "position"), zones, phases)
 
 
 def _consent_refused(match: m.Match) -> set[str]:
@@ -214,7 +215,10 @@ def what_if(request: HttpRequest, match_key: str) -> HttpResponse:
     values = context(
         request,
         match=match,
-        requests=[{"request": r, "status": status.get(r.key, "")} for r in requests],
+        requests=[
+            {"request": r, "status": status.get(r.key, ""), "by_hand": r.key in standing["by_hand"]}
+            for r in requests
+        ],
         capacities=board.grid(capacities),
         phases=list(match.competition.phases.values_list("key", flat=True)),
         typed=request.POST,
@@ -246,7 +250,8 @@ def _what_if_body(posted: Any, usage: list[dict[str, Any]]) -> dict[str, Any]:
     capacity = {}
     for u in usage:
         key = f"{u['zone']}@{u['phase']}"
-        typed = board.form_int(posted, f"capacity:{key}", u["capacity"])
+        label = f"the places in {u['zone']}, {u['phase']}"
+        typed = board.form_int(posted, f"capacity:{key}", u["capacity"], label)
         if typed is not None and typed != u["capacity"]:
             capacity[key] = typed
     return {
