@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from builders import codes, decided, req, scenario, statuses, zone
-from pitchpass.core import decide_document
+from pitchpass.core import decide_document, load_document
+from pitchpass.core.policy import beyond_override
 
 KICK = "2024-05-01T15:00:00+00:00"
 
@@ -102,6 +103,23 @@ def test_every_eligibility_reason_is_given_at_once() -> None:
         req("r1", "p1", zone="away-room", phases=("first-half",), submitted="2024-05-01T14:00:00Z")
     )
     assert codes(decided(doc)["r1"]) == ["closed", "late", "no-consent"]
+
+
+def test_a_grant_by_hand_sets_aside_lateness_only() -> None:
+    doc = scenario(
+        req("r1", "p1", zone="away-room", phases=("first-half",), submitted="2024-05-01T14:00:00Z",
+            locked=True),
+        req("own", "away-fc", zone="away-room", phases=("pre-match",), submitted=KICK),
+    )  # fmt: skip
+    loaded = load_document(doc)
+    match = loaded.matches[0]
+    venue = loaded.venue(match.venue)
+    r1, own = loaded.requests_of(match.id)
+    assert [r.code for r in beyond_override(r1, match, venue, loaded.policy)] == [
+        "closed",
+        "no-consent",
+    ]  # locked or not: it asks what a grant by hand would have to set aside
+    assert beyond_override(own, match, venue, loaded.policy) == []  # late, its own room
 
 
 def test_locked_request_skips_eligibility_and_is_granted() -> None:

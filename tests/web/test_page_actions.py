@@ -567,6 +567,89 @@ def test_a_grant_by_hand_that_no_longer_fits_lapses_and_nothing_breaks(site) -> 
     assert again.status_code == 302
 
 
+def test_a_grant_by_hand_lapses_when_its_zone_can_no_longer_take_it(site) -> None:
+    officer = signed_in("officer")
+    officer.post(f"{BOARD}decide/")
+    officer.post(f"{BOARD}requests/r24/override/", {"status": "granted", "reason": "yes"})
+    match = m.Match.objects.get(key=MATCH)
+    assert "r24" in decisions.standing(match)["by_hand"]
+    # As a league admin may do: the away dressing room now holds one person, then none
+    # after the match (closed). r24 (a crew of two) can be granted by nobody now.
+    m.Zone.objects.filter(key="away-dressing-room").update(capacity=1)
+    assert "r24" not in decisions.standing(match)["by_hand"]
+    m.Zone.objects.filter(key="away-dressing-room").update(capacity=4, closed=["post-match"])
+    standing = decisions.standing(match)
+    assert "r24" not in standing["by_hand"]
+    r24 = next(d for d in standing["decisions"] if d["request"] == "r24")
+    assert r24["status"] == "refused" and r24["reasons"][0]["code"] == "closed"
+
+
+def test_an_override_is_of_the_request_as_it_was(site) -> None:
+    """Changed, or withdrawn and sent again under the same reference, a request is decided
+    afresh: neither a grant nor a refusal by hand follows it (it could then be published
+    into a closed zone, or refused for what another request did)."""
+    officer, docs = signed_in("officer"), signed_in("documentary")
+    officer.post(f"{BOARD}decide/")
+    officer.post(f"{BOARD}requests/r25/override/", {"status": "granted", "reason": "warm-up"})
+    docs.post(
+        f"{BOARD}requests/r25/change/",
+        {"zone": "home-dressing-room", "phases": ["pre-match", "first-half"], "crew": "2"},
+    )
+    officer.post(f"{BOARD}requests/r37/override/", {"status": "refused", "reason": "x"})
+    officer.post(f"{BOARD}publish/")
+    r25 = m.Request.objects.get(key="r25")
+    assert r25.zone.key == "home-dressing-room" and not r25.locked
+    docs.post(
+        f"{BOARD}requests/new/",
+        {"zone": "mixed-zone", "phases": ["post-match"], "crew": "1", "id": "x"},
+    )
+    officer.post(f"{BOARD}decide/")
+    officer.post(
+        f"{BOARD}requests/man-city-documentary.x/override/",
+        {"status": "refused", "reason": "crew misbehaved last week"},
+    )
+    docs.post(f"{BOARD}requests/man-city-documentary.x/withdraw/")
+    docs.post(
+        f"{BOARD}requests/new/",
+        {"zone": "pitch-side", "phases": ["pre-match"], "crew": "1", "id": "x"},
+    )
+    board = docs.get(BOARD).content.decode()
+    row = board.split('id="request-man-city-documentary.x"')[1].split("</tr>")[0]
+    assert "waiting" in row and "misbehaved" not in row
+    standing = decisions.standing(m.Match.objects.get(key=MATCH))
+    assert "man-city-documentary.x" not in standing["by_hand"]
+    x = next(d for d in standing["decisions"] if d["request"] == "man-city-documentary.x")
+    assert x["status"] == "granted", x
+
+
+def test_a_grant_by_hand_sees_closed_zones_on_the_way_and_the_clubs_own_crews(site) -> None:
+    officer, admin = signed_in("officer"), signed_in("admin")
+    m.Zone.objects.filter(key="tunnel").update(closed=["arrival"])
+    made = admin.post(
+        f"/api/matches/{MATCH}/requests",
+        {"id": "own", "by": "man-city", "zone": "away-dressing-room", "phases": ["pre-match"],
+         "crew": 1},
+        content_type="application/json",
+    )  # fmt: skip
+    assert made.status_code == 201
+    docs = signed_in("documentary")
+    docs.post(
+        f"{BOARD}requests/new/",
+        {"zone": "away-dressing-room", "phases": ["arrival"], "crew": "1", "id": "early"},
+    )
+    signed_in("away-officer").post(
+        f"{BOARD}requests/man-city-documentary.early/consent/", {"given": "yes"}
+    )
+    officer.post(f"{BOARD}decide/")
+    early = officer.post(
+        f"{BOARD}requests/man-city-documentary.early/override/",
+        {"status": "granted", "reason": "the bus is early"},
+    )
+    assert early.status_code == 409 and "tunnel is closed in arrival" in early.content.decode()
+    own = officer.post(f"{BOARD}requests/own/override/", {"status": "granted", "reason": "ok"})
+    assert own.status_code == 302  # City's own crew in City's room needs no consent
+
+
 def test_a_request_changed_since_the_decide_waits_with_no_old_reasons(site) -> None:
     officer, docs = signed_in("officer"), signed_in("documentary")
     officer.post(f"{BOARD}decide/")
@@ -607,7 +690,7 @@ def test_a_grant_by_hand_keeps_closed_phases_and_the_occupant_clubs_consent(site
     officer.post(f"{BOARD}decide/")
     refused = officer.post(f"{BOARD}requests/r24/override/", {"status": "granted", "reason": "x"})
     assert refused.status_code == 409
-    assert "Manchester City, whose room away-dressing-room is, has not consented" in (
+    assert "away-dressing-room belongs to man-city (away club), which has not consented" in (
         refused.content.decode()
     )
     assert (

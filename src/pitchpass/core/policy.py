@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 
 from pitchpass.core.codes import ReasonCode
@@ -68,6 +69,14 @@ def ineligibility(request: Request, match: Match, venue: Venue, policy: Policy) 
                 )
             )
     return reasons
+
+
+def beyond_override(request: Request, match: Match, venue: Venue, policy: Policy) -> list[Reason]:
+    """The reasons no grant by hand sets aside: a zone closed (itself or one it is reached
+    through) in a phase asked for, and a dressing room without its club's consent. An
+    officer's grant overrides the order, the room and the deadline, never another's say."""
+    reasons = ineligibility(dataclasses.replace(request, locked=False), match, venue, policy)
+    return [r for r in reasons if r.code != ReasonCode.LATE]
 
 
 def _when(moment: datetime) -> str:

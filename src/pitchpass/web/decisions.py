@@ -21,6 +21,7 @@ from pitchpass.core import (
     what_if,
     what_if_json,
 )
+from pitchpass.core.policy import beyond_override
 from pitchpass.core.report import match_json
 from pitchpass.web import access
 from pitchpass.web import models as m
@@ -105,9 +106,9 @@ def do_override(
             )
         if row.revoked:
             raise ServiceError(ErrorCode.CONFLICT, f"{request_id} was revoked: {row.revoked}")
-        if status == "granted":
-            _check_grantable(match, row)
         scenario = scenario_of(match)
+        if status == "granted":
+            _check_grantable(scenario, match.key, request_id)
         kept = _kept_overrides(match, scenario)  # not those withdrawn or lapsed since
         overrides = [o for o in kept if o["request"] != request_id]
         overrides.append({"request": request_id, "status": status, "reason": reason})
@@ -131,24 +132,22 @@ def do_override(
         return output
 
 
-def _check_grantable(match: m.Match, row: m.Request) -> None:
-    """A grant by hand overrides the policy's order and room, never another's say: a zone
-    closed in a phase asked for stays closed, and a club's dressing room needs its consent."""
-    zone = row.zone
-    closed = [p for p in row.phases if p in zone.closed]
-    if closed:
+def _check_grantable(scenario: Any, match_key: str, request_id: str) -> None:
+    """A grant by hand overrides the policy's order, room and deadline, never another's
+    say (the core's `beyond_override`): a 409 naming what stands in the way."""
+    reasons = _beyond_override(scenario, match_key, request_id)
+    if reasons:
         raise ServiceError(
             ErrorCode.CONFLICT,
-            f"{row.key}: {zone.key} is closed in {', '.join(closed)}; a grant by hand"
-            " does not open it",
+            f"{request_id}: {'; '.join(reasons)}; a grant by hand does not set that aside",
         )
-    occupant = {"home": match.home, "away": match.away}.get(zone.occupant)
-    if occupant is not None and not row.consent.filter(pk=occupant.pk).exists():
-        raise ServiceError(
-            ErrorCode.CONFLICT,
-            f"{row.key}: {occupant.name}, whose room {zone.key} is, has not consented;"
-            " a grant by hand needs its consent",
-        )
+
+
+def _beyond_override(scenario: Any, match_key: str, request_id: str) -> list[str]:
+    match = scenario.match(match_key)
+    venue = scenario.venue(match.venue)
+    request = next(r for r in scenario.requests_of(match_key) if r.id == request_id)
+    return [r.text for r in beyond_override(request, match, venue, scenario.policy)]
 
 
 def _with_refusals(
@@ -282,12 +281,24 @@ def standing(match: m.Match, leaving_out: str | None = None) -> dict[str, Any]:
 
 
 def _kept_overrides(match: m.Match, scenario: Any) -> list[dict[str, str]]:
-    """The current run's overrides that still stand: for requests still there, and the
-    grants by hand only while they fit beside the published ones (a request changed or a
-    capacity lowered since may leave no room: they lapse, the refusals stay)."""
+    """The current run's overrides that still stand. An override is of a request as it
+    was: one withdrawn, changed or given or refused consent since the run (a request sent
+    again under the same id too) is decided afresh. A grant by hand also lapses when it no
+    longer could be made (a zone closed since) or no longer fits beside the published
+    grants (a capacity lowered); refusals by hand stay."""
     run = match.runs.order_by("-number").first()
-    there = {r.id for r in scenario.requests}
-    kept = [o for o in (run.overrides if run else []) if o["request"] in there]
+    if run is None:
+        return []
+    as_run_saw = set(
+        match.requests.filter(changed_in__lte=run.version).values_list("key", flat=True)
+    )
+    there = {r.id for r in scenario.requests_of(match.key)} & as_run_saw
+    kept = [
+        o
+        for o in run.overrides
+        if o["request"] in there
+        and (o["status"] == "refused" or not _beyond_override(scenario, match.key, o["request"]))
+    ]
     try:
         apply_changes(scenario, _as_changes(kept))
     except ScenarioInvalid:
