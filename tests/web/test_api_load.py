@@ -49,3 +49,6 @@ def test_a_decide_or_a_change_undone_does_not_stop_a_load(api) -> None:
     store.load(document)  # no web change since: just the file's own change
     assert m.Request.objects.get(match__key=MATCH, key="r01").crew == 1
     assert post(api["officer"], "/publish").json()["code"] == "stale-run"
+    seen = api["officer"].get(f"/api/matches/{MATCH}/decisions").json()
+    assert seen["waiting"] == ["r01"]  # the load changed it: the run decided it as it was
+    assert "r01" not in {d["request"] for d in seen["decisions"]} and len(seen["decisions"]) > 30

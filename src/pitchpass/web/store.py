@@ -120,6 +120,13 @@ def _outside_the_calendar(document: dict[str, Any]) -> list[Problem]:
     return found
 
 
+def _requests_changed(before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
+    """The requests a load added or changed: they wait for the next decide, as one sent
+    or changed through the web app does (runs made before decided them as they were)."""
+    was = {r["id"]: r for r in (before or {}).get("requests") or []}
+    return [r["id"] for r in after.get("requests") or [] if was.get(r["id"]) != r]
+
+
 def _record(scenario: Scenario, before: dict[str, dict[str, Any]], replace: bool) -> None:
     """Bump and audit each match the load changed; refuse to overwrite web changes."""
     refused: dict[str, list[str]] = {}
@@ -136,6 +143,8 @@ def _record(scenario: Scenario, before: dict[str, dict[str, Any]], replace: bool
             continue
         else:
             m.Match.objects.filter(pk=row.pk).update(version=row.version + 1)
+            sent = _requests_changed(before.get(match.id), after)
+            row.requests.filter(key__in=sent).update(changed_in=row.version + 1)
         m.AuditEntry.objects.create(
             user=None,
             action="load",
