@@ -331,6 +331,14 @@ def test_what_if_starts_from_the_decisions_as_overridden(site) -> None:
         f"/api/matches/{MATCH}/what-if", {"grant": ["r01"]}, content_type="application/json"
     ).json()
     assert {"request": "r01", "before": "refused", "after": "granted"} in again["changes"]
+    more = officer.post(
+        f"/api/matches/{MATCH}/what-if",
+        {"capacity": {"tunnel@post-match": 48}},
+        content_type="application/json",
+    ).json()["result"]["matches"][0]["decisions"]
+    assert len(more) == m.Request.objects.filter(match__key=MATCH).count()  # every one
+    assert {"request": "r01", "status": "refused", "tier": "host",
+            "reasons": [{"code": "override", "text": "late van"}]} in more  # fmt: skip
     # A request overridden, then withdrawn: the override is left out, nothing fails.
     signed_in("documentary").post(f"{BOARD}requests/r24/withdraw/")
     board = officer.get(BOARD)
@@ -753,3 +761,33 @@ def test_the_access_list_adds_up_each_organisations_crews() -> None:
         },
         {"zone": "room", "phases": [("post", ["Sky (2)"])]},
     ]
+
+
+@pytest.mark.parametrize("deadline", ["900000d", "5 days"])
+def test_a_deadline_stored_broken_shows_the_board_with_the_problem(site, deadline) -> None:
+    """Written before the admin checked edits, or straight into the database: the board
+    still shows, saying what is wrong, and a request is refused with the same reason."""
+    m.Competition.objects.update(deadline=deadline)
+    docs = signed_in("documentary")
+    board = docs.get(BOARD)
+    text = board.content.decode()
+    assert board.status_code == 409 and "a league admin has to correct it" in text
+    assert "Requests closed at" not in text and "Request a place" not in text
+    sent = docs.post(
+        f"/api/matches/{MATCH}/requests",
+        {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1},
+        content_type="application/json",
+    )
+    assert sent.status_code == 409 and "a league admin has to correct it" in sent.json()["message"]
+
+
+def test_no_deadline_set_is_the_cores_default(site) -> None:
+    from pitchpass.web import services
+
+    match = m.Match.objects.get(key=MATCH)
+    m.Competition.objects.update(deadline="")
+    match.refresh_from_db()
+    assert services.closes_at(match) == match.kickoff - timedelta(days=5)
+    m.Competition.objects.update(deadline="0m")
+    match.refresh_from_db()
+    assert services.closes_at(match) == match.kickoff

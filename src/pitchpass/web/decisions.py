@@ -21,7 +21,7 @@ from pitchpass.core import (
     what_if,
     what_if_json,
 )
-from pitchpass.core.policy import beyond_override
+from pitchpass.core.policy import beyond_override, tier_of
 from pitchpass.core.report import match_json
 from pitchpass.web import access
 from pitchpass.web import models as m
@@ -118,7 +118,9 @@ def do_override(
             message = invalid.problems[0].message
             raise ServiceError(ErrorCode.CONFLICT, f"{request_id}: {message}") from None
         output = match_json(result.after[0])
-        output["decisions"] = _with_refusals(result.before[0], output["decisions"], overrides)
+        output["decisions"] = _with_refusals(
+            scenario, match.key, output["decisions"], _refusals(overrides)
+        )
         before = next(
             (
                 {"status": d["status"], "reasons": d["reasons"]}
@@ -151,21 +153,27 @@ def _beyond_override(scenario: Any, match_key: str, request_id: str) -> list[str
 
 
 def _with_refusals(
-    before: Any, decisions: list[dict[str, Any]], overrides: list[dict[str, str]]
+    scenario: Any, match_key: str, decisions: list[dict[str, Any]], refusals: dict[str, str]
 ) -> list[dict[str, Any]]:
-    """The decisions in document order, the requests refused by hand put back as refused."""
-    by_hand = {o["request"]: o["reason"] for o in overrides if o["status"] == "refused"}
+    """The decisions in document order, the requests refused by hand (id -> the officer's
+    reason) put back as refused, in their tier, with the reason code `override`."""
+    match = scenario.match(match_key)
     decided = {d["request"]: d for d in decisions}
     out = []
-    for d in before.decisions:
-        request_id = d.request.id
-        if request_id in by_hand:
-            reason = {"code": OVERRIDE, "text": by_hand[request_id]}
-            out.append({"request": request_id, "status": "refused", "tier": d.tier,
-                        "reasons": [reason]})  # fmt: skip
-        else:
-            out.append(decided[request_id])
+    for r in scenario.requests_of(match_key):
+        if r.id in refusals:
+            organisation = scenario.organisation(r.by)
+            partners = scenario.competition.partners
+            _, tier = tier_of(r, organisation, match, scenario.policy, partners)
+            reason = {"code": OVERRIDE, "text": refusals[r.id]}
+            out.append({"request": r.id, "status": "refused", "tier": tier, "reasons": [reason]})
+        elif r.id in decided:
+            out.append(decided[r.id])
     return out
+
+
+def _refusals(overrides: list[dict[str, str]]) -> dict[str, str]:
+    return {o["request"]: o["reason"] for o in overrides if o["status"] == "refused"}
 
 
 def current_decisions(user: User, match_key: str) -> dict[str, Any]:
@@ -275,7 +283,7 @@ def standing(match: m.Match, leaving_out: str | None = None) -> dict[str, Any]:
         return {**match_json(decide_match(scenario, match.key)), "by_hand": []}
     result = what_if(scenario, _as_changes(kept), [match.key])
     output = match_json(result.after[0])
-    output["decisions"] = _with_refusals(result.before[0], output["decisions"], kept)
+    output["decisions"] = _with_refusals(scenario, match.key, output["decisions"], _refusals(kept))
     output["by_hand"] = [o["request"] for o in kept]
     return output
 
@@ -355,8 +363,14 @@ def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, A
         )
         # "Before" is the match as it stands, the current run's overrides in effect; the
         # ticks come on top of them (a tick wins over an override of the same request).
-        base = _as_changes(_kept_overrides(match, scenario))
-        return what_if_json(what_if(scenario, changes, [match.key], base=base))
+        kept = _kept_overrides(match, scenario)
+        answer = what_if_json(what_if(scenario, changes, [match.key], base=_as_changes(kept)))
     except ScenarioInvalid as invalid:
         problem = invalid.problems[0]
         raise ServiceError(ErrorCode.INVALID, problem.message, problem.path.lstrip("-")) from None
+    # The result lists every request, as the board does: those refused by hand that no
+    # tick grants are there as refused, with the officer's reason.
+    standing = {k: v for k, v in _refusals(kept).items() if k not in changes.grant}
+    result = answer["result"]["matches"][0]
+    result["decisions"] = _with_refusals(scenario, match.key, result["decisions"], standing)
+    return answer

@@ -96,6 +96,7 @@ def render_board(
     except ServiceError as broken:  # the match as stored no longer decides: say why
         incidents, error = [], error or broken
     zones = list(match.venue.zones.all())
+    closes = services.closes_at(match)
     values = context(
         request,
         match=match,
@@ -112,8 +113,8 @@ def render_board(
         consent_refused=_consent_refused(match),
         incidents=incidents,
         cameras=match.venue.cameras.select_related("zone", "operator"),
-        closes=services.closes_at(match),
-        open=timezone.now() <= services.closes_at(match),
+        closes=closes,
+        open=closes is not None and timezone.now() <= closes,  # None: the match is broken
         access=_access(user, match),
         error=error,
         typed=typed or {},

@@ -14,7 +14,8 @@ from django.db import transaction
 from django.db.models import Max
 
 from pitchpass.core import check_document
-from pitchpass.core.fields import parse_duration
+from pitchpass.core.fields import MAX_DEADLINE, parse_duration
+from pitchpass.core.model import Policy
 from pitchpass.web import access, store
 from pitchpass.web import models as m
 from pitchpass.web.changes import (
@@ -55,16 +56,27 @@ def requests_for(user: User, match_key: str) -> list[dict[str, Any]]:
     return [store.request_json(match.key, r) for r in access.visible_requests(user, match)]
 
 
-def closes_at(match: m.Match) -> datetime:
-    """When requests close: kick-off minus the competition's deadline."""
-    deadline = parse_duration(match.competition.deadline) or scenario_of(match).policy.deadline
-    return match.kickoff - deadline
+def closes_at(match: m.Match) -> datetime | None:
+    """When requests close: kick-off minus the competition's deadline (the core's default
+    if none is set). None if the deadline as stored is not one the core accepts: the
+    match is then not a valid scenario, and what reads it says so."""
+    text = match.competition.deadline
+    deadline = parse_duration(text) if text else Policy().deadline
+    if deadline is None or deadline > MAX_DEADLINE:
+        return None
+    try:
+        return match.kickoff - deadline
+    except OverflowError:  # before year 1: requests have always been closed
+        return datetime.min.replace(tzinfo=UTC)
 
 
 def _check_deadline(match: m.Match, now: datetime) -> None:
-    if now > closes_at(match):
-        cutoff = closes_at(match).isoformat(timespec="minutes")
-        raise ServiceError(ErrorCode.DEADLINE_PASSED, f"requests closed at {cutoff}, the deadline")
+    cutoff = closes_at(match)
+    if cutoff is None:
+        scenario_of(match)  # raises the stored match's problem
+    elif now > cutoff:
+        when = cutoff.isoformat(timespec="minutes")
+        raise ServiceError(ErrorCode.DEADLINE_PASSED, f"requests closed at {when}, the deadline")
 
 
 def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: datetime) -> str:
