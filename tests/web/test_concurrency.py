@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection
+from django.db import connection, transaction
 
 from pitchpass.core.parse import parse_text
 from pitchpass.web import decisions, services, store
@@ -80,3 +80,49 @@ def test_two_officers_deciding_at_once_make_two_runs_in_turn() -> None:
     runs = m.DecisionRun.objects.filter(match__key=MATCH).order_by("number")
     assert [r.number for r in runs] == [1, 2]
     assert runs[0].output == runs[1].output
+
+
+def test_an_admin_lowering_a_capacity_while_an_officer_publishes_never_overbooks() -> None:
+    """The admin's check of the matches an edit touches takes the match lock: it waits
+    for a publish in progress and then sees its locked grants (the edit is refused), or
+    the publish waits and finds its run stale. Without the lock the check passed on the
+    rows as they were before the publish, and both committed: 46 locked in a room of 40."""
+    import json
+    import time
+
+    from django.test import Client
+
+    setup_match()
+    do_add_user("ed", "officer", "man-united", "pw")
+    do_add_user("boss", "admin", None, "pw")
+    officer = User.objects.get(username="ed")
+    decisions.do_decide(officer, MATCH)
+    tunnel = m.Zone.objects.get(key="tunnel")
+    published = threading.Event()
+    answers: list[int] = []
+
+    def work(n: int) -> None:
+        if n == 0:
+            with transaction.atomic():
+                decisions.do_publish(officer, MATCH)
+                published.set()
+                time.sleep(1.0)  # the admin's edit arrives while this is not committed
+        else:
+            assert published.wait(10)
+            client = Client()
+            client.force_login(User.objects.get(username="boss"))
+            form = {
+                "venue": tunnel.venue_id, "key": "tunnel", "name": tunnel.name, "capacity": 40,
+                "capacity_by_phase": json.dumps(tunnel.capacity_by_phase),
+                "via": json.dumps(tunnel.via), "occupant": tunnel.occupant,
+                "closed": json.dumps(tunnel.closed), "position": tunnel.position,
+            }  # fmt: skip
+            answers.append(
+                client.post(f"/admin/pitchpass/zone/{tunnel.pk}/change/", form).status_code
+            )
+
+    assert run_together(work, 2) == []
+    assert answers == [200]  # the form again, refused: the published grants would not fit
+    assert m.Zone.objects.get(key="tunnel").capacity == 46
+    locked = m.Request.objects.filter(match__key=MATCH, zone__key="tunnel", locked=True)
+    assert sum(r.crew for r in locked if "post-match" in r.phases) == 46

@@ -58,6 +58,7 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
         pks = _checked.pop(request)
         if pks or not isinstance(form.instance, m.Organisation):
             pks |= admin_checks.touched(form.instance)
+        admin_checks.lock(pks | set(matches_touched(form.instance).values_list("pk", flat=True)))
         admin_checks.after_edit(pks, _allowed.get(request, set()))
         changed = _really_changed(form)
         if change and not changed and not any(f.has_changed() for f in formsets):
@@ -109,6 +110,7 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
 
         def attempt(allowed: set[tuple[int, str, str]]) -> None:
             with transaction.atomic():
+                admin_checks.lock(pks)
                 for obj in rows:
                     _touch(request, obj, {"deleted": str(obj)}, None)
                 delete()

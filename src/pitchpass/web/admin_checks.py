@@ -109,8 +109,16 @@ def _by_id(path: str, document: Any) -> str:
     return "".join(out)
 
 
+def lock(pks: set[int]) -> None:
+    """Take the match lock (changes.locked) on these matches, in one order, so that no
+    decide, publish or submission changes them between the check and the commit."""
+    list(m.Match.objects.select_for_update().filter(pk__in=pks).order_by("pk").values("pk"))
+
+
 def after_edit(pks: set[int], allowed: set[tuple[int, str, str]]) -> None:
-    """Inside the edit's transaction: Recheck if the matches have problems not `allowed`."""
+    """Inside the edit's transaction, with the matches locked: Recheck if they have
+    problems not `allowed`."""
+    lock(pks)
     found = problems_of(pks)
     if set(found) - allowed:
         raise Recheck(pks, found)
