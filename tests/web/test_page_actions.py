@@ -71,7 +71,11 @@ def test_a_failed_action_shows_the_error_and_keeps_the_typed_reason(site) -> Non
         {"request": "r24", "action": "override", "status": "granted", "reason": "the story"},
     )
     page = response.content.decode()
-    assert response.status_code == 409 and "locked" in page, page[-3000:]
+    alert = re.search(r'<p class="note error" role="alert">(.*?)</p>', page, re.S)
+    assert response.status_code == 409 and alert is not None, page[-3000:]
+    assert alert[1].startswith(
+        "r24: with these changes, published grants and grants by hand alone need 48 places"
+    )
     assert 'value="the story"' in page and page.count("<details open>") == 1
 
 

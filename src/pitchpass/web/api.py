@@ -15,7 +15,8 @@ from django.utils import timezone
 from ninja import Field, NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.responses import Status
-from ninja.security import HttpBearer, django_auth
+from ninja.security import HttpBearer
+from ninja.security import SessionAuth as NinjaSessionAuth
 from pydantic import Strict, StrictBool, StrictInt
 
 from pitchpass.core import SolverFailed
@@ -29,13 +30,24 @@ class BearerToken(HttpBearer):
         return accounts.user_for_token(token)
 
 
+class SessionAuth(NinjaSessionAuth):
+    """A signed-in browser's session, with Django's CSRF check. A request that brings an
+    Authorization header, or no session cookie, is not the browser's: it is not judged
+    here, so a wrong or revoked token is a 401, not a CSRF failure."""
+
+    def __call__(self, request: HttpRequest) -> Any:
+        if "Authorization" in request.headers or self.param_name not in request.COOKIES:
+            return None
+        return super().__call__(request)
+
+
 log = logging.getLogger(__name__)
 
 api = NinjaAPI(
     title="pitchpass",
     version="1",
     description="Match-day media access: requests, decisions, coverage and what-if.",
-    auth=[BearerToken(), django_auth],
+    auth=[BearerToken(), SessionAuth()],
     urls_namespace="api",
 )
 

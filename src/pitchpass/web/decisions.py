@@ -115,7 +115,7 @@ def do_override(
         try:
             result = what_if(scenario, _as_changes(overrides), [match.key])
         except ScenarioInvalid as invalid:
-            message = invalid.problems[0].message
+            message = _in_web_words(invalid.problems[0].message)
             raise ServiceError(ErrorCode.CONFLICT, f"{request_id}: {message}") from None
         output = match_json(result.after[0])
         output["decisions"] = _with_refusals(
@@ -170,6 +170,12 @@ def _with_refusals(
         elif r.id in decided:
             out.append(decided[r.id])
     return out
+
+
+def _in_web_words(message: str) -> str:
+    """A core problem as the pages say it: a locked request is a published grant or a
+    grant by hand (what-if --grant locks, as an override does)."""
+    return message.replace("locked requests alone", "published grants and grants by hand alone")
 
 
 def _refusals(overrides: list[dict[str, str]]) -> dict[str, str]:
@@ -367,7 +373,8 @@ def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, A
         answer = what_if_json(what_if(scenario, changes, [match.key], base=_as_changes(kept)))
     except ScenarioInvalid as invalid:
         problem = invalid.problems[0]
-        raise ServiceError(ErrorCode.INVALID, problem.message, problem.path.lstrip("-")) from None
+        message = _in_web_words(problem.message)
+        raise ServiceError(ErrorCode.INVALID, message, problem.path.lstrip("-")) from None
     # The result lists every request, as the board does: those refused by hand that no
     # tick grants are there as refused, with the officer's reason.
     standing = {k: v for k, v in _refusals(kept).items() if k not in changes.grant}
