@@ -58,6 +58,13 @@ def test_submit_then_see_it_and_withdraw_it(api) -> None:
     # Another organisation cannot withdraw it, and cannot tell that it exists.
     other = api["docs"].delete(f"/api/matches/{MATCH}/requests/{new_id}")
     assert other.status_code == 404
+    # The home club's officer sees it (its venue), and is told it is not its to withdraw.
+    seen = api["officer"].delete(f"/api/matches/{MATCH}/requests/{new_id}")
+    assert seen.status_code == 403 and seen.json()["code"] == "forbidden"
+    changed = api["officer"].patch(
+        f"/api/matches/{MATCH}/requests/{new_id}", {"crew": 1}, content_type="application/json"
+    )
+    assert changed.status_code == 403
     gone = api["bt"].delete(f"/api/matches/{MATCH}/requests/{new_id}")
     assert gone.status_code == 204
     assert m.AuditEntry.objects.filter(action="withdraw", target=new_id).count() == 1

@@ -280,12 +280,19 @@ def _sent(match: m.Match, row: m.Request) -> None:
 
 
 def _own_request(user: User, match: m.Match, request_id: str) -> m.Request:
-    """The request, if it is the user's organisation's (admin: any); else "not found"."""
+    """The request, if it is the user's organisation's (admin: any); one the user sees
+    but is not theirs (a club officer's view) is "forbidden"; any other "not found"."""
     who = access.profile(user)
     rows = match.requests.select_related("by", "zone").filter(key=request_id)
     if who.role != "admin":
         rows = rows.filter(by=who.organisation)
     row = rows.first()
+    if row is None and access.seen_requests(user, match).filter(key=request_id).exists():
+        raise ServiceError(
+            ErrorCode.FORBIDDEN,
+            f"{request_id} is another organisation's: only it (or an admin) changes or"
+            " withdraws it",
+        )
     if row is None:
         raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "id")
     return row
