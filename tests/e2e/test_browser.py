@@ -144,3 +144,21 @@ def fits(page: Page, selector: str) -> bool:
     return page.locator(selector).evaluate(
         "t => t.parentElement.scrollWidth <= t.parentElement.clientWidth"
     )
+
+
+def test_the_api_docs_render_with_no_other_host(browser: Browser, site: Site) -> None:
+    page = browser.new_context().new_page()
+    elsewhere: list[str] = []
+
+    def only_the_site(route) -> None:  # type: ignore[no-untyped-def]
+        if route.request.url.startswith(site.url):
+            route.continue_()
+        else:
+            elsewhere.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_the_site)
+    page.goto(f"{site.url}/api/docs")
+    expect(page.locator(".opblock-summary-path").first).to_be_visible()
+    expect(page.get_by_text("/api/matches/{match}/what-if")).to_be_visible()
+    assert elsewhere == []

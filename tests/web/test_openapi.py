@@ -40,3 +40,14 @@ def test_openapi_matches_the_snapshot() -> None:
         SNAPSHOT.parent.mkdir(exist_ok=True)
         SNAPSHOT.write_text(text)
     assert json.loads(SNAPSHOT.read_text()) == schema
+
+
+def test_the_docs_page_uses_the_served_swagger_not_a_cdn() -> None:
+    import re
+
+    page = Client().get("/api/docs").content.decode()
+    scripts = re.findall(r'(?:src|href)="([^"]+\.(?:js|css))"', page)
+    assert scripts and not [s for s in scripts if "//" in s], scripts  # no other host
+    for path in scripts:
+        served = Client().get(path)
+        assert served.status_code == 200, path

@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "ninja",  # /api/docs from its own static files, not a CDN (no internet needed)
     "pitchpass.web.apps.PitchpassConfig",
 ]
 MIDDLEWARE = [
