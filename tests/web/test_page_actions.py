@@ -490,7 +490,7 @@ def test_the_board_says_when_coverage_is_as_if_decided_now(site) -> None:
         {"zone": "mixed-zone", "phases": ["post-match"], "crew": "2", "cameras": "1"},
     )
     waiting = docs.get(BOARD).content.decode()
-    assert "Requests changed since the last decide: who would catch each incident" in waiting
+    assert "The match changed since the last decide: who would catch each incident" in waiting
 
 
 def test_the_change_form_hint_leaves_out_the_request_being_changed(site) -> None:
@@ -795,3 +795,29 @@ def test_no_deadline_set_is_the_cores_default(site) -> None:
     m.Competition.objects.update(deadline="0m")
     match.refresh_from_db()
     assert services.closes_at(match) == match.kickoff
+
+
+def test_the_board_says_what_a_decide_drops_and_offers_publish_only_when_it_can_work(
+    site,
+) -> None:
+    officer, docs = signed_in("officer"), signed_in("documentary")
+    officer.post(f"{BOARD}decide/")
+    board = officer.get(BOARD).content.decode()
+    assert "Publish</button>" in board and "made by hand" not in board
+    officer.post(f"{BOARD}requests/r24/override/", {"status": "granted", "reason": "story"})
+    board = officer.get(BOARD).content.decode()
+    assert "drops the 1 decision made by hand" in board and "confirm(" in board
+    mine = docs.get(BOARD).content.decode().split('id="request-r24"')[1].split("</tr>")[0]
+    assert "(proposed, not published yet)" in mine  # the crew sees it is not final
+    assert "consent: given by Manchester City" in mine  # and whose say it needed
+    again = officer.post(f"{BOARD}decide/", follow=True).content.decode()
+    assert "Decisions by hand dropped: r24 (granted); override again to keep one." in again
+    refused = again.split('id="request-r24"')[1].split("</tr>")[0]
+    assert "(away-dressing-room is reached through tunnel)" in refused
+    docs.post(f"{BOARD}requests/r25/withdraw/")
+    stale = officer.get(BOARD).content.decode()
+    assert "Publish</button>" not in stale and "decide again before publishing" in stale
+    officer.post(f"{BOARD}decide/")
+    officer.post(f"{BOARD}publish/")
+    done = officer.get(BOARD).content.decode()
+    assert "Publish</button>" not in done and "Every grant is published." in done

@@ -217,7 +217,9 @@ def do_publish(user: User, match_key: str) -> list[str]:
             raise ServiceError(ErrorCode.NOT_DECIDED, "decide the match before publishing")
         if run.version != match.version:
             raise ServiceError(
-                ErrorCode.STALE_RUN, "requests changed since the last decide: decide again"
+                ErrorCode.STALE_RUN,
+                "the match changed since the last decide (a request, a consent, or its venue or"
+                " competition data): decide again",
             )
         rows = match.requests.filter(decisions__run=run, decisions__status="granted", locked=False)
         newly = sorted(rows.values_list("key", flat=True))

@@ -97,14 +97,21 @@ def render_board(
         incidents, error = [], error or broken
     zones = list(match.venue.zones.all())
     closes = services.closes_at(match)
+    stale = run is not None and run.version != match.version
+    unpublished = {r.key for r in visible if not r.locked}
+    publishable = not stale and any(
+        d["status"] == "granted" and key in unpublished for key, d in by_request.items()
+    )
     values = context(
         request,
         match=match,
         run=run,
-        stale=run is not None and run.version != match.version,
+        stale=stale,
+        publishable=publishable,
         phases=list(match.competition.phases.values_list("key", flat=True)),
         grid=board.grid(run.output["usage"] if run else []),
         rows=board.request_rows(visible, by_request, filters, by_hand),
+        by_hand=by_hand if access.manages(user, match) else {},
         filters=filters,
         statuses=board.STATUSES,
         zones=zones,
