@@ -145,8 +145,11 @@ def test_steward_logs_an_incident_and_a_bad_minute_keeps_the_text(site) -> None:
     )
     assert bad.status_code == 400 and 'value="scuffle"' in bad.content.decode()
     assert "the minute must be a number" in bad.content.decode()
+    assert "post-match 112 to 180" in bad.content.decode()  # the form says how minutes count
     nowhere = steward.post(f"{BOARD}incidents/", {"zone": "", "minute": "3", "what": "x"})
     assert "choose the zone where it happened" in nowhere.content.decode()
+    untold = steward.post(f"{BOARD}incidents/", {"zone": "tunnel", "minute": "-5", "what": " "})
+    assert untold.status_code == 302  # what happened is optional, as in the API
     page = steward.post(
         f"{BOARD}incidents/",
         {"zone": "pitch-side", "minute": "30", "what": "a tackle"},
@@ -232,6 +235,10 @@ def test_stewards_see_the_access_list_of_published_grants(site) -> None:
     assert "Nothing published yet." in steward.get(BOARD).content.decode()
     officer = signed_in("officer")
     officer.post(f"{BOARD}decide/")
+    proposed = steward.get(BOARD).content.decode()
+    assert "As decided in run 1: 36 of its grants are not published yet, so not on the" in (
+        proposed
+    )
     officer.post(f"{BOARD}publish/")
     page = steward.get(BOARD).content.decode()
     assert "<summary>away-dressing-room</summary>" not in page  # r24, refused, is not there
@@ -821,3 +828,23 @@ def test_the_board_says_what_a_decide_drops_and_offers_publish_only_when_it_can_
     officer.post(f"{BOARD}publish/")
     done = officer.get(BOARD).content.decode()
     assert "Publish</button>" not in done and "Every grant is published." in done
+
+
+def test_the_request_form_sent_twice_makes_one_request_and_says_what_it_needs(site) -> None:
+    docs = signed_in("documentary")
+    form = docs.get(f"{BOARD}requests/new/").content.decode()
+    once = re.search(r'name="once" value="([^"]+)"', form)
+    assert once is not None
+    assert "Away dressing room (away-dressing-room): needs Manchester City's consent" in form
+    assert "requests close at" in form
+    typed = {"zone": "mixed-zone", "phases": ["post-match"], "crew": "1", "once": once[1]}
+    before = m.Request.objects.count()
+    first = docs.post(f"{BOARD}requests/new/", typed, follow=True).content.decode()
+    again = docs.post(f"{BOARD}requests/new/", typed, follow=True).content.decode()
+    assert "Request man-city-documentary.1 submitted." in first
+    assert "This form was already sent: request man-city-documentary.1." in again
+    assert m.Request.objects.count() == before + 1
+    other = re.search(
+        r'name="once" value="([^"]+)"', docs.get(f"{BOARD}requests/new/").content.decode()
+    )
+    assert other is not None and other[1] != once[1]  # a new form is a new request

@@ -12,7 +12,7 @@ them a scenario the core rejects is refused (`admin_checks`), with what was type
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 from weakref import WeakKeyDictionary
 
 from django import forms
@@ -231,6 +231,12 @@ class ZoneForm(forms.ModelForm):  # type: ignore[type-arg]
     class Meta:
         model = m.Zone
         fields = "__all__"
+        help_texts: ClassVar[dict[str, str]] = {
+            "capacity": "Places (people) at once, in every phase not listed below.",
+            "capacity_by_phase": 'Places in some phases, as JSON: {"post-match": 46}; {} for none.',
+            "via": 'Zones a crew passes through to get here, as JSON: ["tunnel"]; [] for none.',
+            "closed": 'Phases no crew may be here, as JSON: ["first-half"]; [] for none.',
+        }
 
     def clean_capacity_by_phase(self) -> Any:
         value = self.cleaned_data.get("capacity_by_phase")
@@ -240,6 +246,15 @@ class ZoneForm(forms.ModelForm):  # type: ignore[type-arg]
 
     def clean_via(self) -> Any:
         return _texts(self.cleaned_data.get("via"), "via")
+
+    def clean(self) -> Any:
+        cleaned = super().clean()
+        if cleaned.get("capacity") is None and cleaned.get("capacity_by_phase") == {}:
+            raise forms.ValidationError(
+                "Give the capacity (places at once; 0 lets no one in), places per phase,"
+                " or both (the capacity then counts for the phases not listed)."
+            )
+        return cleaned
 
     def clean_closed(self) -> Any:
         return _texts(self.cleaned_data.get("closed"), "closed")

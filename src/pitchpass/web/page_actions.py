@@ -6,6 +6,7 @@ on failure it shows the board or the form again with the error and what was type
 from __future__ import annotations
 
 import functools
+import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -141,12 +142,26 @@ def log_incident(request: HttpRequest, match_key: str) -> HttpResponse:
         try:
             minute = float(posted.get("minute", "").strip())
         except ValueError:
-            raise ServiceError(ErrorCode.INVALID, "the minute must be a number", "minute") from None
-        body = {"zone": posted.get("zone"), "minute": minute, "what": posted.get("what", "")}
+            raise ServiceError(
+                ErrorCode.INVALID,
+                "the minute must be a number (minutes after kick-off, such as 93)",
+                "minute",
+            ) from None
+        body: dict[str, Any] = {"zone": posted.get("zone"), "minute": minute}
+        if posted.get("what", "").strip():  # optional, as in a scenario and the API
+            body["what"] = posted["what"]
         incident_id = services.do_log_incident(user_of(request), match_key, body)
         return f"Incident {incident_id} logged."
 
     return _on_board(request, match_key, act)
+
+
+SENT = "pitchpass.sent"  # the session's forms already sent: their `once` -> request id
+
+
+def list_tail(sent: dict[str, str], keep: int = 20) -> dict[str, str]:
+    """The newest `keep` forms sent, so that the session does not grow without end."""
+    return dict(list(sent.items())[-keep:])
 
 
 @login_required
@@ -155,6 +170,11 @@ def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
     user = user_of(request)
     match = check(user, match_key)
     _check_requester(user)
+    once = request.POST.get("once", "") or secrets.token_urlsafe(12)
+    sent = request.session.get(SENT, {})
+    if request.method == "POST" and once in sent:  # sent twice (back, then submit again)
+        messages.info(request, f"This form was already sent: request {sent[once]}.")
+        return redirect("pitchpass:board", match_key=match_key)
     values = context(
         request,
         match=match,
@@ -162,6 +182,8 @@ def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
         phases=list(match.competition.phases.values_list("key", flat=True)),
         typed=request.POST.dict() if request.method == "POST" else {"crew": "1", "cameras": "1"},
         ticked=set(request.POST.getlist("phases")),
+        once=once,
+        closes=services.closes_at(match),
     )
     status = 200
     if request.method == "POST":
@@ -172,6 +194,7 @@ def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
         except ServiceError as error:
             values["error"], status = error, error.status
         else:
+            request.session[SENT] = {**list_tail(sent), once: request_id}
             messages.success(request, f"Request {request_id} submitted.")
             return redirect("pitchpass:board", match_key=match_key)
         _hint(values, user, match, values["typed"])

@@ -99,6 +99,12 @@ def render_board(
     closes = services.closes_at(match)
     stale = run is not None and run.version != match.version
     unpublished = {r.key for r in visible if not r.locked}
+    published = set(match.requests.filter(locked=True).values_list("key", flat=True))
+    proposed = [
+        d["request"]
+        for d in (run.output["decisions"] if run else [])
+        if d["status"] == "granted" and d["request"] not in published
+    ]
     publishable = not stale and any(
         d["status"] == "granted" and key in unpublished for key, d in by_request.items()
     )
@@ -108,7 +114,9 @@ def render_board(
         run=run,
         stale=stale,
         publishable=publishable,
+        proposed=len(proposed),
         phases=list(match.competition.phases.values_list("key", flat=True)),
+        phase_spans=list(match.competition.phases.values("key", "start", "end")),
         grid=board.grid(run.output["usage"] if run else []),
         rows=board.request_rows(visible, by_request, filters, by_hand),
         by_hand=by_hand if access.manages(user, match) else {},

@@ -376,14 +376,14 @@ def scenario_of(match_key: str) -> Scenario:
 
 
 def _zone(zone: m.Zone) -> dict[str, Any]:
-    capacity: int | dict[str, int]
+    capacity: int | dict[str, int] | None = zone.capacity  # None: none set, as the core says
     if zone.capacity_by_phase:
         capacity = dict(zone.capacity_by_phase)
         if zone.capacity is not None:
             capacity = {"default": zone.capacity, **capacity}
-    else:
-        capacity = zone.capacity if zone.capacity is not None else 0
-    out: dict[str, Any] = {"id": zone.key, "name": zone.name, "capacity": capacity}
+    out: dict[str, Any] = {"id": zone.key, "name": zone.name}
+    if capacity is not None:
+        out["capacity"] = capacity
     if zone.via:
         out["via"] = list(zone.via)
     if zone.occupant:
