@@ -248,7 +248,7 @@ class ZoneForm(forms.ModelForm):  # type: ignore[type-arg]
         return _texts(self.cleaned_data.get("via"), "via")
 
     def clean(self) -> Any:
-        cleaned = super().clean()
+        cleaned = super().clean() or self.cleaned_data
         if cleaned.get("capacity") is None and cleaned.get("capacity_by_phase") == {}:
             raise forms.ValidationError(
                 "Give the capacity (places at once; 0 lets no one in), places per phase,"
