@@ -70,6 +70,16 @@ MATRIX = [
     ("steward", f"/matches/{DERBY}/requests", 403, "forbidden"),
     ("other-officer", f"/matches/{DERBY}/requests", 404, "not-found"),
     ("admin", "/matches/no-such-match/requests", 404, "not-found"),
+    # One request: seen exactly where the list shows it, else absent.
+    (None, f"/matches/{DERBY}/requests/r24", 401, "unauthenticated"),
+    ("admin", f"/matches/{DERBY}/requests/r24", 200, ("by", "man-city-documentary")),
+    ("home-officer", f"/matches/{DERBY}/requests/r24", 200, ("id", "r24")),
+    ("away-officer", f"/matches/{DERBY}/requests/r24", 200, ("id", "r24")),
+    ("away-officer", f"/matches/{DERBY}/requests/r01", 404, "not-found"),
+    ("documentary", f"/matches/{DERBY}/requests/r24", 200, ("zone", "away-dressing-room")),
+    ("bt", f"/matches/{DERBY}/requests/r24", 404, "not-found"),
+    ("steward", f"/matches/{DERBY}/requests/r24", 403, "forbidden"),
+    ("other-officer", f"/matches/{DERBY}/requests/r24", 404, "not-found"),
 ]
 
 
@@ -79,6 +89,8 @@ def test_permission_matrix(tokens, who, path, status, expected) -> None:
     assert code == status
     if isinstance(expected, int):
         assert len(body) == expected
+    elif isinstance(expected, tuple):  # one object: a field and its value
+        assert body[expected[0]] == expected[1]
     else:
         assert body["code"] == expected and set(body) == {"code", "message", "path"}
 

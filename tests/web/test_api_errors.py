@@ -181,3 +181,21 @@ def test_a_long_id_in_a_url_is_simply_not_found(api) -> None:
         api["admin"].get(f"/api/matches/{'m' * 150}/requests"),
     ):
         assert code_of(response) == (404, "not-found")
+
+
+def test_paths_and_methods_the_api_lacks_answer_in_its_shape(api) -> None:
+    one = api["bt"].get(f"/api/matches/{MATCH}/requests/r02")
+    assert one.status_code == 200 and one.json()["by"] == "bt-sport"
+    assert api["bt"].get(f"/api/matches/{MATCH}/requests/r01").status_code == 404  # Sky's
+    put = api["bt"].put(f"/api/matches/{MATCH}/requests/r02")
+    assert put.status_code == 405 and put.json()["code"] == "method-not-allowed"
+    assert "PATCH" in put.json()["message"] and "PATCH" in put["Allow"]
+    slash = api["bt"].get("/api/matches/")
+    assert slash.status_code == 404 and slash.json() == {
+        "code": "not-found",
+        "message": "no API path /api/matches/ (API paths end without a slash: /api/matches)",
+        "path": "",
+    }
+    assert api["bt"].get("/api/nothing").json()["message"] == (
+        "no API path /api/nothing (see /api/docs)"
+    )

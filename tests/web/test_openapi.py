@@ -16,7 +16,7 @@ SNAPSHOT = Path(__file__).parent / "snapshots" / "openapi.json"
 PATHS = {
     "/api/matches": {"get"},
     "/api/matches/{match}/requests": {"get", "post"},
-    "/api/matches/{match}/requests/{request_id}": {"patch", "delete"},
+    "/api/matches/{match}/requests/{request_id}": {"get", "patch", "delete"},
     "/api/matches/{match}/decide": {"post"},
     "/api/matches/{match}/decisions": {"get"},
     "/api/matches/{match}/publish": {"post"},

@@ -111,6 +111,14 @@ def list_requests(request: HttpRequest, match: str) -> list[dict[str, Any]]:
     return services.requests_for(request.auth, match)  # type: ignore[attr-defined]
 
 
+@api.get("/matches/{match}/requests/{request_id}", summary="One request (as in the list)")
+def one_request(request: HttpRequest, match: str, request_id: str) -> dict[str, Any]:
+    for row in services.requests_for(request.auth, match):  # type: ignore[attr-defined]
+        if row["id"] == request_id:
+            return row
+    raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "id")
+
+
 # Counts are strict: JSON true or "2" is not a crew of 1 or 2 (pydantic would convert them).
 
 

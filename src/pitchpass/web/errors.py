@@ -14,6 +14,7 @@ class ErrorCode(StrEnum):
     UNAUTHENTICATED = "unauthenticated"  # 401
     FORBIDDEN = "forbidden"  # 403: signed in, but not allowed
     NOT_FOUND = "not-found"  # 404: absent, or not visible to this user
+    METHOD_NOT_ALLOWED = "method-not-allowed"  # 405: the path takes other methods (Allow)
     CONFLICT = "conflict"  # 409: the state does not allow it (and none of the below says why)
     DEADLINE_PASSED = "deadline-passed"  # 409: requests closed at kick-off minus the deadline
     DUPLICATE = "duplicate"  # 409: the id (or username) is taken already
@@ -29,6 +30,7 @@ STATUS = {
     ErrorCode.UNAUTHENTICATED: 401,
     ErrorCode.FORBIDDEN: 403,
     ErrorCode.NOT_FOUND: 404,
+    ErrorCode.METHOD_NOT_ALLOWED: 405,
     ErrorCode.CONFLICT: 409,
     ErrorCode.DEADLINE_PASSED: 409,
     ErrorCode.DUPLICATE: 409,

@@ -1,15 +1,16 @@
 """A refusal raised while a page is made (a user with no role, say) is a page that says
 so, with the status its code stands for, never a server error. The API has its own
-handlers (api.py) and is left to them."""
+handlers (api.py) and is left to them; a path or method it does not have is answered in
+its error shape here, not as a page."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
-from pitchpass.web.errors import ServiceError
+from pitchpass.web.errors import ErrorCode, ServiceError
 
 
 class PageErrors:
@@ -17,10 +18,34 @@ class PageErrors:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
+        response = self.get_response(request)
+        api = request.path.startswith("/api/") and response.status_code in (404, 405)
+        if api and not response.get("Content-Type", "").startswith("application/json"):
+            return _api_answer(request, response)
+        return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not isinstance(exception, ServiceError) or request.path.startswith("/api/"):
             return None
         context = {"error": exception}
         return render(request, "pitchpass/error.html", context, status=exception.status)
+
+
+def _api_answer(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    """A path or method the API does not have, in the API's one error shape."""
+    if response.status_code == 405:
+        allowed = response.get("Allow", "")
+        error = ServiceError(
+            ErrorCode.METHOD_NOT_ALLOWED, f"{request.path} takes {allowed or 'other methods'}"
+        )
+    else:
+        hint = (
+            f" (API paths end without a slash: {request.path.rstrip('/')})"
+            if (request.path.endswith("/") and request.path != "/api/")
+            else " (see /api/docs)"
+        )
+        error = ServiceError(ErrorCode.NOT_FOUND, f"no API path {request.path}{hint}")
+    answer = JsonResponse(error.as_json(), status=error.status)
+    if response.get("Allow"):
+        answer["Allow"] = response["Allow"]
+    return answer
