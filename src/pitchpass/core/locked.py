@@ -39,7 +39,7 @@ def check_locked_fit(scenario: Scenario, positions: Sequence[int] | None = None)
         for (zone, phase), indexes in holders.items():
             needed = sum(scenario.requests[i].crew for i in indexes)
             if (zone, phase) in room and needed > room[zone, phase]:
-                ids = ", ".join(scenario.requests[i].id for i in indexes)
+                ids = ", ".join(dict.fromkeys(scenario.requests[i].id for i in indexes))
                 problems.append(
                     Problem(
                         f"requests[{where[indexes[-1]]}].locked",
