@@ -848,3 +848,13 @@ def test_the_request_form_sent_twice_makes_one_request_and_says_what_it_needs(si
         r'name="once" value="([^"]+)"', docs.get(f"{BOARD}requests/new/").content.decode()
     )
     assert other is not None and other[1] != once[1]  # a new form is a new request
+
+
+def test_a_request_form_with_two_mistakes_names_both(site) -> None:
+    docs = signed_in("documentary")
+    page = docs.post(
+        f"{BOARD}requests/new/",
+        {"zone": "mixed-zone", "phases": ["post-match"], "crew": "0", "cameras": "-1"},
+    ).content.decode()
+    alert = re.search(r'<p class="note error" role="alert">(.*?)</p>', page, re.S)
+    assert alert is not None and "crew" in alert[1] and "also cameras:" in alert[1], alert

@@ -178,8 +178,8 @@ def _check_with_core(match: m.Match, entry: dict[str, Any]) -> None:
 
 def _check_entry(document: dict[str, Any], section: str, entry: dict[str, Any]) -> None:
     """Put `entry` in `section` (in the place of the entry with its id, else last) and let
-    the core validate the whole; a problem of the entry comes back with its own field as
-    the path."""
+    the core validate the whole; the problems of the entry come back in one message, the
+    first one's field as the path."""
     entries = document[section]
     place = next((n for n, e in enumerate(entries) if e["id"] == entry["id"]), len(entries))
     old = entries[place : place + 1]
@@ -193,8 +193,10 @@ def _check_entry(document: dict[str, Any], section: str, entry: dict[str, Any]) 
             if check_document(document)[1]:  # the match as stored is at fault, not the entry
                 raise ServiceError(ErrorCode.CONFLICT, stored_invalid(problems[0]))
             own = problems
-        path = own[0].path.removeprefix(prefix).lstrip(".")
-        raise ServiceError(ErrorCode.INVALID, own[0].message, path)
+        fields = [p.path.removeprefix(prefix).lstrip(".") for p in own]
+        also = [f"{field}: {p.message}" for field, p in zip(fields[1:], own[1:], strict=True)]
+        message = "; also ".join([own[0].message, *also])  # every problem, the first's path
+        raise ServiceError(ErrorCode.INVALID, message, fields[0])
 
 
 def _within(path: str, prefix: str) -> bool:
