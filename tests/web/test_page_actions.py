@@ -239,6 +239,8 @@ def test_stewards_see_the_access_list_of_published_grants(site) -> None:
     assert "As decided in run 1: 36 of its grants are not published yet, so not on the" in (
         proposed
     )
+    media = signed_in("documentary").get(BOARD).content.decode()
+    assert "of its grants are not published" not in media  # others' grants are not counted
     officer.post(f"{BOARD}publish/")
     page = steward.get(BOARD).content.decode()
     assert "<summary>away-dressing-room</summary>" not in page  # r24, refused, is not there
