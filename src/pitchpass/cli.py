@@ -266,11 +266,17 @@ def _check_port(port: int) -> None:
 
 
 def _serve(port: int) -> None:
-    from django.core.management import call_command
+    """Waitress, a production WSGI server (threads), not Django's development server."""
+    from django.core.wsgi import get_wsgi_application
+    from waitress import serve as wsgi_serve
 
+    application = get_wsgi_application()
     out.print(f"pitchpass at http://127.0.0.1:{port}/  (API docs: /api/docs; Ctrl+C stops)")
     sys.stdout.flush()
-    call_command("runserver", f"127.0.0.1:{port}", use_reloader=False, verbosity=0)
+    try:
+        wsgi_serve(application, host="127.0.0.1", port=port, threads=8, ident="pitchpass")
+    except KeyboardInterrupt:
+        out.print("stopped")
 
 
 user_app = typer.Typer(help="Users of the web application and the API.", no_args_is_help=True)
