@@ -860,3 +860,25 @@ def test_a_request_form_with_two_mistakes_names_both(site) -> None:
     ).content.decode()
     alert = re.search(r'<p class="note error" role="alert">(.*?)</p>', page, re.S)
     assert alert is not None and "crew" in alert[1] and "also cameras:" in alert[1], alert
+
+
+def test_a_grant_by_hand_that_no_longer_fits_leaves_the_others_standing(site) -> None:
+    officer, docs = signed_in("officer"), signed_in("documentary")
+    docs.post(
+        f"{BOARD}requests/new/",
+        {"zone": "flash-interview", "phases": ["post-match"], "crew": "8", "id": "fl1"},
+    )
+    officer.post(f"{BOARD}decide/")
+    for key in ("man-city-documentary.fl1", "r24"):
+        officer.post(f"{BOARD}requests/{key}/override/", {"status": "granted", "reason": "ok"})
+    match = m.Match.objects.get(key=MATCH)
+    assert decisions.standing(match)["by_hand"] == ["man-city-documentary.fl1", "r24"]
+    m.Zone.objects.filter(key="away-dressing-room").update(capacity=1)  # r24 (2) cannot fit
+    assert decisions.standing(match)["by_hand"] == ["man-city-documentary.fl1"]
+    board = officer.get(BOARD).content.decode()
+    assert "drops the 1 decision made by hand" in board
+    docs.post(f"{BOARD}requests/man-city-documentary.fl1/withdraw/")
+    board = officer.get(BOARD).content.decode()
+    assert "made by hand" not in board  # none left in effect: nothing to drop
+    done = officer.post(f"{BOARD}decide/", follow=True).content.decode()
+    assert "Decisions by hand dropped" not in done

@@ -315,11 +315,28 @@ def _kept_overrides(match: m.Match, scenario: Any) -> list[dict[str, str]]:
         if o["request"] in there
         and (o["status"] == "refused" or not _beyond_override(scenario, match.key, o["request"]))
     ]
+    if _fits(scenario, kept):
+        return kept
+    # Some grant no longer fits: keep the grants, in the order they were made, that fit
+    # beside the published ones and the grants kept before them; the others lapse.
+    fitting = [o for o in kept if o["status"] == "refused"]
+    for grant in (o for o in kept if o["status"] == "granted"):
+        if _fits(scenario, [*fitting, grant]):
+            fitting.append(grant)
+    return [o for o in kept if o in fitting]  # in the order they were made
+
+
+def _fits(scenario: Any, overrides: list[dict[str, str]]) -> bool:
     try:
-        apply_changes(scenario, _as_changes(kept))
+        apply_changes(scenario, _as_changes(overrides))
     except ScenarioInvalid:
-        return [o for o in kept if o["status"] == "refused"]
-    return kept
+        return False
+    return True
+
+
+def overrides_in_effect(match: m.Match) -> list[dict[str, str]]:
+    """The current run's overrides that still stand (see `_kept_overrides`)."""
+    return _kept_overrides(match, scenario_of(match))
 
 
 def _as_changes(overrides: list[dict[str, str]]) -> Changes:

@@ -49,11 +49,14 @@ def post_only(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
 @post_only
 def decide(request: HttpRequest, match_key: str) -> HttpResponse:
     def act() -> str:
-        run = m.DecisionRun.objects.filter(match__key=match_key).order_by("-number").first()
+        match = check(user_of(request), match_key)
+        in_effect = (
+            decisions.overrides_in_effect(match) if access.manages(user_of(request), match) else []
+        )
         output = decisions.do_decide(user_of(request), match_key)
         refused = sum(d["status"] == "refused" for d in output["decisions"])
         done = f"Decided: {len(output['decisions']) - refused} granted, {refused} refused."
-        dropped = [f"{o['request']} ({o['status']})" for o in (run.overrides if run else [])]
+        dropped = [f"{o['request']} ({o['status']})" for o in in_effect]
         if dropped:  # a decide is the policy's alone (as the CLI decides the export)
             done += f" Decisions by hand dropped: {', '.join(dropped)}; override again to keep one."
         return done

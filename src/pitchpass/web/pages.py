@@ -119,7 +119,7 @@ def render_board(
         phase_spans=list(match.competition.phases.values("key", "start", "end")),
         grid=board.grid(run.output["usage"] if run else []),
         rows=board.request_rows(visible, by_request, filters, by_hand),
-        by_hand=by_hand if access.manages(user, match) else {},
+        dropped_by_decide=_in_effect(match) if access.manages(user, match) and run else [],
         filters=filters,
         statuses=board.STATUSES,
         zones=zones,
@@ -137,6 +137,15 @@ def render_board(
     )
     status = error.status if error else 200
     return render(request, "pitchpass/board.html", values, status=status)
+
+
+def _in_effect(match: m.Match) -> list[dict[str, str]]:
+    """The overrides a decide would drop: those still in effect (none if the match as
+    stored is broken: the board says so)."""
+    try:
+        return decisions.overrides_in_effect(match)
+    except ServiceError:
+        return []
 
 
 def _incidents(user: User, match: m.Match) -> list[dict[str, Any]]:
