@@ -126,3 +126,48 @@ def test_an_admin_lowering_a_capacity_while_an_officer_publishes_never_overbooks
     assert m.Zone.objects.get(key="tunnel").capacity == 46
     locked = m.Request.objects.filter(match__key=MATCH, zone__key="tunnel", locked=True)
     assert sum(r.crew for r in locked if "post-match" in r.phases) == 46
+
+
+def test_an_admin_edit_takes_the_match_lock_before_it_writes_a_row() -> None:
+    """As every other change does: then it can never hold a zone's row while waiting for
+    a match that a load (which locks its matches, then writes zones) holds: a deadlock."""
+    import json
+    import time
+
+    from django.db.utils import OperationalError
+    from django.test import Client
+
+    setup_match()
+    do_add_user("boss", "admin", None, "pw")
+    tunnel = m.Zone.objects.get(key="tunnel")
+    holding = threading.Event()
+    free: list[bool] = []
+
+    def work(n: int) -> None:
+        if n == 0:
+            with transaction.atomic():
+                list(m.Match.objects.select_for_update().filter(key=MATCH))  # as a load does
+                holding.set()
+                time.sleep(1.0)  # the admin's edit is under way meanwhile
+                try:
+                    list(m.Zone.objects.select_for_update(nowait=True).filter(pk=tunnel.pk))
+                    free.append(True)
+                except OperationalError:  # the admin wrote the zone first and now waits
+                    free.append(False)
+        else:
+            assert holding.wait(10)
+            client = Client()
+            client.force_login(User.objects.get(username="boss"))
+            form = {
+                "venue": tunnel.venue_id, "key": "tunnel", "name": tunnel.name, "capacity": 50,
+                "capacity_by_phase": json.dumps(tunnel.capacity_by_phase),
+                "via": json.dumps(tunnel.via), "occupant": tunnel.occupant,
+                "closed": json.dumps(tunnel.closed), "position": tunnel.position,
+            }  # fmt: skip
+            assert (
+                client.post(f"/admin/pitchpass/zone/{tunnel.pk}/change/", form).status_code == 302
+            )
+
+    assert run_together(work, 2) == []
+    assert free == [True]
+    assert m.Zone.objects.get(key="tunnel").capacity == 50  # done once the lock was free

@@ -795,12 +795,14 @@ def test_a_deadline_stored_broken_shows_the_board_with_the_problem(site, deadlin
 
 
 def test_no_deadline_set_is_the_cores_default(site) -> None:
-    from pitchpass.web import services
+    from pitchpass.web import services, store
 
     match = m.Match.objects.get(key=MATCH)
     m.Competition.objects.update(deadline="")
     match.refresh_from_db()
     assert services.closes_at(match) == match.kickoff - timedelta(days=5)
+    assert "deadline" not in store.export(MATCH)["policy"]  # the core's default, too
+    assert signed_in("documentary").get(BOARD).status_code == 200
     m.Competition.objects.update(deadline="0m")
     match.refresh_from_db()
     assert services.closes_at(match) == match.kickoff

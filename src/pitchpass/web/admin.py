@@ -46,10 +46,14 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
 
     def save_form(self, request: HttpRequest, form: Any, change: bool) -> Any:
         obj = super().save_form(request, form, change)  # not saved yet: the rows are as before
+        # The match lock first, before any row is written (as every other change takes it),
+        # so that a decide, publish, submission or load never waits in the other order.
+        admin_checks.lock(admin_checks.touched(obj) | _matches_of(obj))
         if isinstance(obj, m.Organisation) and set(form.changed_data) <= {"name"}:
             _checked[request] = set()  # a name (the form wants one) changes no match's validity
             return obj
         pks = admin_checks.touched(type(obj).objects.get(pk=obj.pk)) if change else set()
+        admin_checks.lock(pks)  # a zone moved from another venue: that venue's matches too
         _checked[request] = pks | admin_checks.touched(obj)
         return obj
 
@@ -58,7 +62,6 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
         pks = _checked.pop(request)
         if pks or not isinstance(form.instance, m.Organisation):
             pks |= admin_checks.touched(form.instance)
-        admin_checks.lock(pks | set(matches_touched(form.instance).values_list("pk", flat=True)))
         admin_checks.after_edit(pks, _allowed.get(request, set()))
         changed = _really_changed(form)
         if change and not changed and not any(f.has_changed() for f in formsets):
@@ -110,7 +113,7 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
 
         def attempt(allowed: set[tuple[int, str, str]]) -> None:
             with transaction.atomic():
-                admin_checks.lock(pks)
+                admin_checks.lock(pks.union(*(_matches_of(obj) for obj in rows)))
                 for obj in rows:
                     _touch(request, obj, {"deleted": str(obj)}, None)
                 delete()
@@ -165,6 +168,10 @@ def _refusing(form: Any, problems: list[str]) -> Any:
             raise forms.ValidationError([NOT_DONE, *problems])
 
     return Refusing
+
+
+def _matches_of(obj: Model) -> set[int]:
+    return set(matches_touched(obj).values_list("pk", flat=True))
 
 
 def _touch(request: HttpRequest, obj: Model, before: Any, after: Any) -> None:

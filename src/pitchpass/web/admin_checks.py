@@ -110,8 +110,10 @@ def _by_id(path: str, document: Any) -> str:
 
 
 def lock(pks: set[int]) -> None:
-    """Take the match lock (changes.locked) on these matches, in one order, so that no
-    decide, publish or submission changes them between the check and the commit."""
+    """Take the match lock (changes.locked) on these matches, in the order of their
+    primary keys (as `store.load` does), so that no decide, publish or submission changes
+    them between the check and the commit. Taking it again in the same transaction is
+    free."""
     list(m.Match.objects.select_for_update().filter(pk__in=pks).order_by("pk").values("pk"))
 
 

@@ -56,7 +56,9 @@ def load(document: dict[str, Any], replace: bool = False) -> Loaded:
     try:
         with transaction.atomic():
             keys = sorted(match.id for match in scenario.matches)
-            existing = list(m.Match.objects.select_for_update().filter(key__in=keys))
+            # In the order of primary keys, as the admin takes them (admin_checks.lock).
+            matches = m.Match.objects.select_for_update().filter(key__in=keys).order_by("pk")
+            existing = list(matches)
             before = {row.key: export(row.key) for row in existing}
             _write(document, scenario)
             _record(scenario, before, replace)
@@ -335,7 +337,7 @@ def export(match_key: str) -> dict[str, Any]:
             "partners": sorted(p.key for p in partners),
         },
         "policy": {
-            "deadline": competition.deadline,
+            **({"deadline": competition.deadline} if competition.deadline else {}),  # default
             "within_tier": competition.within_tier,
             "tiers": [{"name": t.name, "rule": t.rule} for t in tiers],
         },
