@@ -206,7 +206,8 @@ def _within(path: str, prefix: str) -> bool:
 
 def do_withdraw_request(user: User, match_key: str, request_id: str, now: datetime) -> None:
     """Remove a request of the user's organisation (admin: any) before the deadline.
-    Locks the match. Another organisation's request is "not found", as if absent."""
+    Locks the match. Another organisation's request is "not found", as if absent,
+    unless the user sees it (a club officer: "forbidden")."""
     with transaction.atomic():
         match = locked(access.check_match(user, match_key))
         who = access.profile(user)
@@ -231,7 +232,8 @@ def do_change_request(
     deadline (admins after it too, as for withdrawing). The changed request replaces the
     old one and counts as submitted now: a change never keeps an earlier place in the
     first-come order. A change of zone drops the consent given for the old zone. Locks
-    the match; another organisation's request is "not found", as if absent."""
+    the match; another organisation's request is "not found", as if absent, unless the
+    user sees it ("forbidden"; roles that do not submit are "forbidden" whatever the id)."""
     check_text(body)
     changes = {k: body[k] for k in CHANGE_FIELDS if body.get(k) is not None}
     if not changes:
