@@ -848,6 +848,8 @@ def test_the_request_form_sent_twice_makes_one_request_and_says_what_it_needs(si
     assert "Request man-city-documentary.1 submitted." in first
     assert "This form was already sent: request man-city-documentary.1." in again
     assert m.Request.objects.count() == before + 1
+    other_zone = docs.post(f"{BOARD}requests/new/", {**typed, "zone": "pitch-side"}, follow=True)
+    assert "Request man-city-documentary.2 submitted." in other_zone.content.decode()
     other = re.search(
         r'name="once" value="([^"]+)"', docs.get(f"{BOARD}requests/new/").content.decode()
     )

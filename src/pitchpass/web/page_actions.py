@@ -159,10 +159,17 @@ def log_incident(request: HttpRequest, match_key: str) -> HttpResponse:
     return _on_board(request, match_key, act)
 
 
-SENT = "pitchpass.sent"  # the session's forms already sent: their `once` -> request id
+SENT = "pitchpass.sent"  # the session's forms sent: `once` -> [request id, what was typed]
 
 
-def list_tail(sent: dict[str, str], keep: int = 20) -> dict[str, str]:
+def _fingerprint(posted: Any) -> str:
+    """What a request form holds, to tell the same form sent again from one changed
+    (back, a different zone, submit: a new request, as the user means it)."""
+    fields = ("by", "id", "zone", "crew", "cameras")
+    return repr([*(posted.get(f, "").strip() for f in fields), sorted(posted.getlist("phases"))])
+
+
+def list_tail(sent: dict[str, Any], keep: int = 20) -> dict[str, Any]:
     """The newest `keep` forms sent, so that the session does not grow without end."""
     return dict(list(sent.items())[-keep:])
 
@@ -175,8 +182,9 @@ def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
     _check_requester(user)
     once = request.POST.get("once", "") or secrets.token_urlsafe(12)
     sent = request.session.get(SENT, {})
-    if request.method == "POST" and once in sent:  # sent twice (back, then submit again)
-        messages.info(request, f"This form was already sent: request {sent[once]}.")
+    typed = _fingerprint(request.POST)
+    if request.method == "POST" and sent.get(once, [None, None])[1] == typed:  # sent again
+        messages.info(request, f"This form was already sent: request {sent[once][0]}.")
         return redirect("pitchpass:board", match_key=match_key)
     values = context(
         request,
@@ -197,7 +205,7 @@ def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
         except ServiceError as error:
             values["error"], status = error, error.status
         else:
-            request.session[SENT] = {**list_tail(sent), once: request_id}
+            request.session[SENT] = {**list_tail(sent), once: [request_id, typed]}
             messages.success(request, f"Request {request_id} submitted.")
             return redirect("pitchpass:board", match_key=match_key)
         _hint(values, user, match, values["typed"])
