@@ -304,3 +304,54 @@ def test_a_zone_needs_a_capacity_and_the_json_fields_say_how_to_write_them(admin
     assert "capacity" not in next(
         z for z in store.export(MATCH)["venues"][0]["zones"] if z["id"] == "tunnel"
     )
+
+
+def match_form(match: m.Match, **changes: object) -> dict[str, object]:
+    form: dict[str, object] = {
+        "key": match.key,
+        "competition": match.competition_id,
+        "venue": match.venue_id,
+        "home": match.home_id,
+        "away": match.away_id,
+        "kickoff_0": match.kickoff.strftime("%Y-%m-%d"),
+        "kickoff_1": match.kickoff.strftime("%H:%M:%S"),
+        "kickoff_offset": match.kickoff_offset,
+        "host": match.host_id or "",
+        "position": match.position,
+    }
+    return form | changes
+
+
+def test_a_match_is_between_clubs_and_its_offset_within_a_day(admin_client) -> None:
+    match = m.Match.objects.get(key=MATCH)
+    url = f"/admin/pitchpass/match/{match.pk}/change/"
+    sky = m.Organisation.objects.get(key="sky-sports")
+    page = admin_client.post(url, match_form(match, home=sky.pk)).content.decode()
+    assert "Sky Sports is a broadcaster, not a club" in page
+    page = admin_client.post(url, match_form(match, kickoff_offset=2000)).content.decode()
+    assert "minutes east of UTC, between -1439 and 1439" in page
+    match.refresh_from_db()
+    assert (match.home.key, match.kickoff_offset) == ("man-united", 0)
+    saved = admin_client.post(url, match_form(match, kickoff_offset=60))
+    assert saved.status_code == 302
+    assert store.export(MATCH)["matches"][0]["kickoff"].endswith("+01:00")
+
+
+def test_closing_a_zone_over_published_grants_is_refused(admin_client) -> None:
+    officer = do_add_user("ed", "officer", "man-united", "pw")
+    decisions.do_decide(officer, MATCH)
+    decisions.do_publish(officer, MATCH)
+    zone = m.Zone.objects.get(key="tunnel")
+    page = admin_client.post(
+        f"/admin/pitchpass/zone/{zone.pk}/change/", zone_form(zone, closed='["post-match"]')
+    ).content.decode()
+    assert "a match would no longer be a valid scenario" in page
+    assert "requests[r01]: r01 is a published grant there: tunnel is closed in post-match;" in (
+        page
+    )
+    zone.refresh_from_db()
+    assert zone.closed == []
+    done = admin_client.post(
+        f"/admin/pitchpass/zone/{zone.pk}/change/", zone_form(zone, closed='["half-time"]')
+    )
+    assert done.status_code == 302  # no published grant in the tunnel at half-time

@@ -326,8 +326,39 @@ class ZoneAdmin(Changes):
     list_filter = ("venue",)
 
 
+class MatchForm(forms.ModelForm):  # type: ignore[type-arg]
+    """The home and away sides are clubs (their officers run the match); the offset is
+    only how the kick-off is written back in exports, within a day of UTC."""
+
+    class Meta:
+        model = m.Match
+        fields = "__all__"
+        help_texts: ClassVar[dict[str, str]] = {
+            "kickoff": "In UTC (the admin's clock shows it so).",
+            "kickoff_offset": "Minutes east of UTC the kick-off is written in when exported"
+            " (60 for +01:00); the decisions use the UTC time above.",
+            "home": "A club: its officer decides and publishes the match.",
+            "away": "A club: its officer consents for its dressing room.",
+        }
+
+    def clean_kickoff_offset(self) -> Any:
+        value = self.cleaned_data.get("kickoff_offset")
+        if value is not None and not -1440 < value < 1440:
+            raise forms.ValidationError("minutes east of UTC, between -1439 and 1439")
+        return value
+
+    def clean(self) -> Any:
+        cleaned = super().clean() or self.cleaned_data
+        for side in ("home", "away"):
+            club = cleaned.get(side)
+            if club is not None and club.kind != "club":
+                self.add_error(side, f"{club.name} is a {club.kind}, not a club")
+        return cleaned
+
+
 @admin.register(m.Match)
 class MatchAdmin(Changes):
+    form = MatchForm
     list_display = ("key", "competition", "venue", "home", "away", "kickoff", "host")
     list_filter = ("competition", "venue")
     readonly_fields = ("version",)

@@ -18,6 +18,10 @@ from typing import Any
 from django.db.models import Model, Q
 
 from pitchpass.core import ScenarioInvalid, load_document
+from pitchpass.core.codes import ReasonCode
+from pitchpass.core.model import Scenario
+from pitchpass.core.policy import beyond_override
+from pitchpass.core.problems import Problem
 from pitchpass.web import models as m
 from pitchpass.web import store
 
@@ -79,19 +83,40 @@ def touched(obj: Model) -> set[int]:
 
 
 def problems_of(pks: set[int]) -> Found:
-    """Every problem the core finds in these stored matches."""
+    """Every problem the core finds in these stored matches, and every published grant
+    in a zone closed since (the core grants a locked request whatever; a steward would
+    let a crew into a closed zone)."""
     found: Found = {}
     for match in m.Match.objects.filter(pk__in=pks).order_by("key"):
         document = store.export(match.key)
         try:
-            load_document(document)
+            problems = _closed_over_published(load_document(document), match.key)
         except ScenarioInvalid as invalid:
-            for problem in invalid.problems:
-                path = _by_id(problem.path, document).lstrip(".")
-                found[(match.pk, path, problem.message)] = f"match {match.key}: {path}: " + (
-                    problem.message
-                )
+            problems = list(invalid.problems)
+        for problem in problems:
+            path = _by_id(problem.path, document).lstrip(".")
+            found[(match.pk, path, problem.message)] = f"match {match.key}: {path}: " + (
+                problem.message
+            )
     return found
+
+
+def _closed_over_published(scenario: Scenario, match_key: str) -> list[Problem]:
+    match = scenario.match(match_key)
+    venue = scenario.venue(match.venue)
+    problems = []
+    for n, request in enumerate(scenario.requests):
+        if request.match != match_key or not request.locked:
+            continue
+        for reason in beyond_override(request, match, venue, scenario.policy):
+            if reason.code == ReasonCode.CLOSED:
+                problems.append(
+                    Problem(
+                        f"requests[{n}]",
+                        f"{request.id} is a published grant there: {reason.text}; revoke it first",
+                    )
+                )
+    return problems
 
 
 def _by_id(path: str, document: Any) -> str:
