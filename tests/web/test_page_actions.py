@@ -411,6 +411,9 @@ def test_taking_consent_back_from_a_published_grant_says_it_stands(site) -> None
     officer.post(f"{BOARD}publish/")
     page = officer.post(f"{BOARD}requests/r26/consent/", {"given": "no"}, follow=True)
     assert "published grant: it stands until" in page.content.decode()
+    row = page.content.decode().split('id="request-r26"')[1].split("</tr>")[0]
+    assert '<span class="granted">granted</span> <span class="muted">(published)' in row
+    assert "consent: refused" in row and "Publish</button>" not in page.content.decode()
 
 
 def test_a_reference_with_a_slash_is_refused_and_the_board_still_works(site) -> None:
@@ -828,10 +831,20 @@ def test_the_board_says_what_a_decide_drops_and_offers_publish_only_when_it_can_
     docs.post(f"{BOARD}requests/r25/withdraw/")
     stale = officer.get(BOARD).content.decode()
     assert "Publish</button>" not in stale and "decide again before publishing" in stale
-    officer.post(f"{BOARD}decide/")
+    officer.post(f"{BOARD}requests/r24/override/", {"status": "granted", "reason": "story"})
+    officer.post(f"{BOARD}decide/")  # drops it
+    officer.post(f"{BOARD}requests/r24/override/", {"status": "granted", "reason": "story"})
     officer.post(f"{BOARD}publish/")
     done = officer.get(BOARD).content.decode()
     assert "Publish</button>" not in done and "Every grant is published." in done
+    assert "made by hand" not in done  # r24's grant by hand is published: nothing to drop
+    again = officer.post(f"{BOARD}decide/", follow=True).content.decode()
+    assert "Decisions by hand dropped" not in again
+    assert "(published)" in again.split('id="request-r24"')[1].split("</tr>")[0]
+    panel = officer.get(f"{BOARD}what-if/").content.decode()
+    assert re.search(
+        r"<td>r24</td>.*?<td class=\"granted\">granted \(published\)</td>", panel, re.S
+    )
 
 
 def test_the_request_form_sent_twice_makes_one_request_and_says_what_it_needs(site) -> None:

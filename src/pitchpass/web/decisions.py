@@ -335,8 +335,14 @@ def _fits(scenario: Any, overrides: list[dict[str, str]]) -> bool:
 
 
 def overrides_in_effect(match: m.Match) -> list[dict[str, str]]:
-    """The current run's overrides that still stand (see `_kept_overrides`)."""
-    return _kept_overrides(match, scenario_of(match))
+    """The current run's overrides that a decide would drop: those that still stand (see
+    `_kept_overrides`), but for grants by hand since published (they stand as published)."""
+    published = set(match.requests.filter(locked=True).values_list("key", flat=True))
+    return [
+        o
+        for o in _kept_overrides(match, scenario_of(match))
+        if not (o["status"] == "granted" and o["request"] in published)
+    ]
 
 
 def _as_changes(overrides: list[dict[str, str]]) -> Changes:

@@ -325,7 +325,7 @@ def do_consent(user: User, match_key: str, request_id: str, given: bool) -> None
         else:
             row.consent.remove(occupant)
         after = sorted(row.consent.values_list("key", flat=True))
-        if after != before:
+        if after != before and not row.locked:  # a published grant stands whatever its consent
             _sent(match, row)
         audit(user, "consent", match, request_id, {"consent": before}, {"consent": after})
 
