@@ -899,3 +899,19 @@ def test_a_grant_by_hand_that_no_longer_fits_leaves_the_others_standing(site) ->
     assert "made by hand" not in board  # none left in effect: nothing to drop
     done = officer.post(f"{BOARD}decide/", follow=True).content.decode()
     assert "Decisions by hand dropped" not in done
+
+
+def test_a_change_saved_as_it_was_keeps_the_requests_place(site) -> None:
+    docs = signed_in("documentary")
+    was = m.Request.objects.get(key="r25").submitted
+    form = docs.get(f"{BOARD}requests/r25/change/").content.decode()
+    assert "requests close at" in form
+    same = {"zone": "pitch-side", "phases": ["pre-match"], "crew": "2", "cameras": "1"}
+    page = docs.post(f"{BOARD}requests/r25/change/", same, follow=True).content.decode()
+    assert "Nothing changed: r25 keeps its place." in page
+    assert m.Request.objects.get(key="r25").submitted == was
+    assert not m.AuditEntry.objects.filter(action="change", target="r25").exists()
+    api = docs.patch(
+        f"/api/matches/{MATCH}/requests/r25", {"crew": 2}, content_type="application/json"
+    )
+    assert api.status_code == 200 and m.Request.objects.get(key="r25").submitted == was

@@ -241,16 +241,22 @@ def change_request(request: HttpRequest, match_key: str, request_id: str) -> Htt
         phases=list(match.competition.phases.values_list("key", flat=True)),
         typed=typed,
         ticked=ticked,
+        closes=services.closes_at(match),
     )
     status = 200
     if request.method == "POST":
         try:
             body = {k: v for k, v in _request_body(request.POST).items() if k not in ("id", "by")}
+            was = row.submitted
             services.do_change_request(user, match_key, request_id, body, timezone.now())
         except ServiceError as error:
             values["error"], status = error, error.status
         else:
-            messages.success(request, f"Request {request_id} changed: it counts as sent now.")
+            row.refresh_from_db()
+            if row.submitted == was:
+                messages.info(request, f"Nothing changed: {request_id} keeps its place.")
+            else:
+                messages.success(request, f"Request {request_id} changed: it counts as sent now.")
             return redirect("pitchpass:board", match_key=match_key)
     _hint(values, user, match, typed)
     return render(request, "pitchpass/request_form.html", values, status=status)

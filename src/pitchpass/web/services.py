@@ -256,6 +256,8 @@ def do_change_request(
         if not admin:
             _check_deadline(match, now)
         before = store.request_json(match.key, row)
+        if _same(before, changes):  # saved as it was: it keeps its place, nothing is sent
+            return before
         entry = {k: v for k, v in before.items() if k != "locked"} | changes
         entry["submitted"] = now.isoformat()
         if entry["zone"] != before["zone"] and "consent" not in changes:
@@ -273,6 +275,19 @@ def do_change_request(
         _sent(match, row)
         audit(user, "change", match, request_id, before, after)
         return after
+
+
+def _same(request: dict[str, Any], changes: dict[str, Any]) -> bool:
+    """Whether the changes leave the request as it is (phases and consent in any order)."""
+
+    def plain(field: str, value: Any) -> Any:
+        listed = field in ("phases", "consent") and isinstance(value, list)
+        return sorted(map(str, value)) if listed else value
+
+    return all(
+        plain(f, v) == plain(f, request.get(f, [] if f == "consent" else None))
+        for f, v in changes.items()
+    )
 
 
 def _sent(match: m.Match, row: m.Request) -> None:
