@@ -355,3 +355,16 @@ def test_closing_a_zone_over_published_grants_is_refused(admin_client) -> None:
         f"/admin/pitchpass/zone/{zone.pk}/change/", zone_form(zone, closed='["half-time"]')
     )
     assert done.status_code == 302  # no published grant in the tunnel at half-time
+
+
+def test_an_incident_logged_by_mistake_is_deleted_in_the_admin_and_audited(admin_client) -> None:
+    incident = m.Incident.objects.get(key="dressing-room-altercation")
+    version = incident.match.version
+    assert admin_client.get(f"/admin/pitchpass/incident/{incident.pk}/change/").status_code == 200
+    assert admin_client.get("/admin/pitchpass/incident/add/").status_code == 403
+    done = admin_client.post(f"/admin/pitchpass/incident/{incident.pk}/delete/", {"post": "yes"})
+    assert done.status_code == 302 and not m.Incident.objects.filter(pk=incident.pk).exists()
+    entry = m.AuditEntry.objects.get(action="admin", target="incident dressing-room-altercation")
+    assert entry.match.key == MATCH and entry.after is None
+    assert m.Match.objects.get(key=MATCH).version == version + 1
+    assert m.AuditEntry.objects.filter(action="admin").count() == 1  # that match only

@@ -915,3 +915,20 @@ def test_a_change_saved_as_it_was_keeps_the_requests_place(site) -> None:
         f"/api/matches/{MATCH}/requests/r25", {"crew": 2}, content_type="application/json"
     )
     assert api.status_code == 200 and m.Request.objects.get(key="r25").submitted == was
+
+
+def test_an_incident_form_sent_twice_logs_one_and_a_wild_minute_is_refused(site) -> None:
+    steward = signed_in("steward")
+    board = steward.get(BOARD).content.decode()
+    once = re.search(r'name="once" value="([^"]+)"', board)
+    assert once is not None
+    typed = {"zone": "pitch-side", "minute": "30", "what": "pitch invader", "once": once[1]}
+    before = m.Incident.objects.count()
+    first = steward.post(f"{BOARD}incidents/", typed, follow=True).content.decode()
+    again = steward.post(f"{BOARD}incidents/", typed, follow=True).content.decode()
+    assert "Incident incident-1 logged." in first
+    assert "This form was already sent: incident incident-1." in again
+    assert m.Incident.objects.count() == before + 1
+    wild = steward.post(f"{BOARD}incidents/", {**typed, "minute": "1e9", "once": "x"})
+    assert wild.status_code == 400
+    assert "the minute must be within a day of kick-off, -1440 to 1440" in wild.content.decode()

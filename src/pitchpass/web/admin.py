@@ -37,6 +37,8 @@ def matches_touched(obj: Model) -> QuerySet[m.Match]:
         return m.Match.objects.filter(venue=obj)
     if isinstance(obj, m.Zone | m.Camera):
         return m.Match.objects.filter(venue_id=obj.venue_id)
+    if isinstance(obj, m.Incident):
+        return m.Match.objects.filter(pk=obj.match_id)
     return m.Match.objects.all()  # an organisation: its kind or partnership counts anywhere
 
 
@@ -413,9 +415,18 @@ class RequestAdmin(ReadOnly):
 
 
 @admin.register(m.Incident)
-class IncidentAdmin(ReadOnly):
-    list_display = ("key", "match", "zone", "minute", "at")
+class IncidentAdmin(Changes):
+    """Incidents are logged on the board or through the API; one logged by mistake (twice,
+    or with a wrong minute) is deleted here, audited as any admin edit."""
+
+    list_display = ("key", "match", "zone", "minute", "at", "what")
     list_filter = ("match",)
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(m.DecisionRun)

@@ -57,6 +57,8 @@ def touched(obj: Model) -> set[int]:
         return set()  # a new row: nothing refers to it yet
     if isinstance(obj, m.Match):
         matches = matches.filter(pk=obj.pk)
+    elif isinstance(obj, m.Incident):
+        matches = matches.filter(pk=obj.match_id)
     elif isinstance(obj, m.Competition):
         matches = matches.filter(competition_id=obj.pk)
     elif isinstance(obj, m.Venue):

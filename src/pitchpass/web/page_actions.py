@@ -139,6 +139,11 @@ def withdraw(request: HttpRequest, match_key: str, request_id: str) -> HttpRespo
 @login_required
 @post_only
 def log_incident(request: HttpRequest, match_key: str) -> HttpResponse:
+    made = sent_before(request)
+    if made:  # a double click, or back and send again
+        messages.info(request, f"This form was already sent: incident {made}.")
+        return redirect("pitchpass:board", match_key=match_key)
+
     def act() -> str:
         posted = request.POST
         _chosen(posted, "zone", "choose the zone where it happened")
@@ -150,23 +155,47 @@ def log_incident(request: HttpRequest, match_key: str) -> HttpResponse:
                 "the minute must be a number (minutes after kick-off, such as 93)",
                 "minute",
             ) from None
+        if not -DAY <= minute <= DAY:  # a slip of the keyboard (1e9), not a match's minute
+            raise ServiceError(
+                ErrorCode.INVALID,
+                f"the minute must be within a day of kick-off, {-DAY} to {DAY}",
+                "minute",
+            )
         body: dict[str, Any] = {"zone": posted.get("zone"), "minute": minute}
         if posted.get("what", "").strip():  # optional, as in a scenario and the API
             body["what"] = posted["what"]
         incident_id = services.do_log_incident(user_of(request), match_key, body)
+        remember(request, incident_id)
         return f"Incident {incident_id} logged."
 
     return _on_board(request, match_key, act)
 
 
+DAY = 1440  # minutes: an incident on the board's form is logged within a day of kick-off
 SENT = "pitchpass.sent"  # the session's forms sent: `once` -> [request id, what was typed]
 
 
 def _fingerprint(posted: Any) -> str:
-    """What a request form holds, to tell the same form sent again from one changed
-    (back, a different zone, submit: a new request, as the user means it)."""
-    fields = ("by", "id", "zone", "crew", "cameras")
-    return repr([*(posted.get(f, "").strip() for f in fields), sorted(posted.getlist("phases"))])
+    """What a form holds, to tell the same form sent again from one changed (back, a
+    different zone, submit: a new request, as the user means it)."""
+    fields = sorted((k, sorted(v)) for k, v in posted.lists() if k not in SKIPPED)
+    return repr(fields)
+
+
+SKIPPED = ("csrfmiddlewaretoken", "once")
+
+
+def sent_before(request: HttpRequest) -> str | None:
+    """The id made when this very form (its `once`) was sent with the same data."""
+    made = request.session.get(SENT, {}).get(request.POST.get("once", ""))
+    return made[0] if made and made[1] == _fingerprint(request.POST) else None
+
+
+def remember(request: HttpRequest, made: str) -> None:
+    once = request.POST.get("once", "")
+    if once:
+        sent = list_tail(request.session.get(SENT, {}))
+        request.session[SENT] = {**sent, once: [made, _fingerprint(request.POST)]}
 
 
 def list_tail(sent: dict[str, Any], keep: int = 20) -> dict[str, Any]:
@@ -181,10 +210,9 @@ def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
     match = check(user, match_key)
     _check_requester(user)
     once = request.POST.get("once", "") or secrets.token_urlsafe(12)
-    sent = request.session.get(SENT, {})
-    typed = _fingerprint(request.POST)
-    if request.method == "POST" and sent.get(once, [None, None])[1] == typed:  # sent again
-        messages.info(request, f"This form was already sent: request {sent[once][0]}.")
+    made = sent_before(request) if request.method == "POST" else None
+    if made:  # sent again as it was (back, then submit again)
+        messages.info(request, f"This form was already sent: request {made}.")
         return redirect("pitchpass:board", match_key=match_key)
     values = context(
         request,
@@ -205,7 +233,7 @@ def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
         except ServiceError as error:
             values["error"], status = error, error.status
         else:
-            request.session[SENT] = {**list_tail(sent), once: [request_id, typed]}
+            remember(request, request_id)
             messages.success(request, f"Request {request_id} submitted.")
             return redirect("pitchpass:board", match_key=match_key)
         _hint(values, user, match, values["typed"])

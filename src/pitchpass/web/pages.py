@@ -5,6 +5,7 @@ then renders; the forms that change a match are in page_actions.py.
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -134,6 +135,7 @@ def render_board(
         error=error,
         typed=typed or {},
         address=reverse("pitchpass:board", args=[match.key]) if at_board else None,
+        once=(typed or {}).get("once") or secrets.token_urlsafe(12),  # the incident form's
     )
     status = error.status if error else 200
     return render(request, "pitchpass/board.html", values, status=status)
