@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# Migrates, loads the seed match (moved to next week), prints a user per role, serves.
+# Migrates, loads the seed match (moved to this week), prints a user per role, serves.
 DEMO_PORT ?= 8000
 demo: install
 	$(BIN)/pitchpass demo --serve --port $(DEMO_PORT)

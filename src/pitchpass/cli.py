@@ -141,8 +141,9 @@ def demo(
         bool,
         typer.Option(
             "--serve",
-            help="Instead: load the scenario into the database (its dates moved to next "
-            "week), make one user per role, print their passwords, and serve the pages.",
+            help="Instead: load the scenario into the database (its dates moved by whole "
+            "days, its last request sent within the last day), make one user per role, "
+            "print their passwords, and serve the pages.",
         ),
     ] = False,
     port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1, with --serve.")] = 8000,

@@ -34,8 +34,11 @@ def signed_in(username: str) -> Client:
     return client
 
 
-def test_the_demo_moves_the_match_to_next_week_and_makes_a_user_per_role(site) -> None:
-    assert site.loaded and timedelta(days=6) < site.kickoff - timezone.now() < timedelta(days=8)
+def test_the_demo_moves_the_match_to_this_week_and_makes_a_user_per_role(site) -> None:
+    ahead = site.kickoff - timezone.now()
+    assert site.loaded and timedelta(days=5, hours=6) < ahead <= timedelta(days=6, hours=7)
+    sent = list(m.Request.objects.values_list("submitted", flat=True))
+    assert max(sent) <= timezone.now() < max(sent) + timedelta(days=1)  # all sent, lately
     assert [u[0] for u in site.users] == [u[0] for u in demo_site.DEMO_USERS]
     roles = {p.user.username: p.role for p in m.Profile.objects.select_related("user")}
     assert set(roles.values()) == {"admin", "officer", "media", "steward"}
@@ -47,6 +50,15 @@ def test_the_demo_moves_the_match_to_next_week_and_makes_a_user_per_role(site) -
     again = demo_site.prepare(SEED, timezone.now() + timedelta(days=3))
     assert not again.loaded and again.kickoff == site.kickoff  # kept, not moved twice
     assert again.users[0][1] != site.users[0][1]  # new passwords each start
+
+
+@pytest.mark.parametrize(("now", "last"), [("09:59", "12-02T10:00"), ("10:00", "12-03T10:00")])
+def test_the_demo_moves_by_whole_days_to_the_last_moment_not_after_now(now, last) -> None:
+    document = {"requests": [{"submitted": "2017-12-04T10:00:00+00:00"},
+                             {"submitted": "2017-11-27T09:00:00+00:00"}]}  # fmt: skip
+    shift = demo_site._shift(document, datetime.fromisoformat(f"2026-12-03T{now}:00+00:00"))
+    moved = datetime.fromisoformat("2017-12-04T10:00:00+00:00") + shift
+    assert moved == datetime.fromisoformat(f"2026-{last}:00+00:00")
 
 
 def test_officer_decides_publishes_and_the_broadcaster_sees_the_reason(site) -> None:

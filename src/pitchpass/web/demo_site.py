@@ -25,7 +25,6 @@ DEMO_USERS = (
     ("documentary", "media", "man-city-documentary", "the crew that was kept out"),
     ("steward", "steward", None, "logs incidents"),
 )
-DAYS_AHEAD = 7  # the demo match kicks off a week from now, so requests are still open
 
 
 @dataclass(frozen=True)
@@ -36,17 +35,18 @@ class DemoSite:
 
 
 def prepare(path: Path, now: datetime) -> DemoSite:
-    """Load the scenario at `path` with its dates moved so that its first match kicks off
-    DAYS_AHEAD days after `now` (whole days: the time of day, the order of submissions
-    and every deadline keep their places), unless its matches are loaded already; then
-    give each demo user a new random password (creating the user the first time)."""
+    """Load the scenario at `path` with its dates moved by whole days (the time of day,
+    the order of submissions and every deadline keep their places) so that its last
+    submission is as recent as can be but not after `now`: every seed request was sent
+    before any made in the demo, and the seed match (the derby: 6 days 6.5 hours after
+    its last request) kicks off in 5 to 6 days, its requests open for 6.5 to 30.5 hours
+    more. Nothing is moved if its matches are loaded already. Then each demo user gets a
+    new random password (created the first time)."""
     document = parse_text(path.read_text(encoding="utf-8"), path.name)
     keys = [match["id"] for match in document["matches"]]
     loaded = not m.Match.objects.filter(key__in=keys).exists()
     if loaded:
-        kickoff = datetime.fromisoformat(document["matches"][0]["kickoff"])
-        shift = timedelta(days=(now.date() - kickoff.date()).days + DAYS_AHEAD)
-        store.load(moved(document, shift))
+        store.load(moved(document, _shift(document, now)))
     users = []
     for username, role, org, does in DEMO_USERS:
         password = secrets.token_urlsafe(9)
@@ -59,6 +59,16 @@ def prepare(path: Path, now: datetime) -> DemoSite:
         users.append((username, password, does))
     first = m.Match.objects.get(key=keys[0])
     return DemoSite(loaded, first.kickoff, users)
+
+
+def _shift(document: dict[str, Any], now: datetime) -> timedelta:
+    """Whole days that bring the last submission (else the first kick-off, to a week from
+    now) to the latest moment not after `now`."""
+    sent = [datetime.fromisoformat(str(r["submitted"])) for r in document.get("requests", [])]
+    if not sent:
+        kickoff = datetime.fromisoformat(str(document["matches"][0]["kickoff"]))
+        return timedelta(days=(now.date() - kickoff.date()).days + 7)
+    return timedelta(days=(now - max(sent)).days)  # floor: not after now, within a day
 
 
 def moved(document: dict[str, Any], shift: timedelta) -> dict[str, Any]:
