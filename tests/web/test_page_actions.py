@@ -261,7 +261,7 @@ def test_stewards_see_the_access_list_of_published_grants(site) -> None:
     tunnel = page.split("<summary>tunnel</summary>")[1].split("</details>")[0]
     assert re.search(r"pre-match</strong>: MUTV [^<]*\(2, passing through to home-dressing", tunnel)
     assert "<summary>home-dressing-room</summary>" in page
-    assert "No requests you may see" in page  # the list, not the requests and reasons
+    assert "<h2>Requests</h2>" not in page  # the list, not the requests and reasons
     docs = signed_in("documentary").get(BOARD).content.decode()
     assert "Access list" not in docs
 
@@ -843,6 +843,10 @@ def test_the_board_says_what_a_decide_drops_and_offers_publish_only_when_it_can_
     docs.post(f"{BOARD}requests/r25/withdraw/")
     stale = officer.get(BOARD).content.decode()
     assert "Publish</button>" not in stale and "decide again before publishing" in stale
+    assert "changed since: decide again" in officer.get("/").content.decode()
+    told = docs.get(BOARD).content.decode()
+    assert "they may change when the home club's officer decides again" in told
+    assert "decide again" not in docs.get("/").content.decode()  # for those who decide
     officer.post(f"{BOARD}requests/r24/override/", {"status": "granted", "reason": "story"})
     officer.post(f"{BOARD}decide/")  # drops it
     officer.post(f"{BOARD}requests/r24/override/", {"status": "granted", "reason": "story"})

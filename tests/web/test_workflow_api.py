@@ -216,6 +216,11 @@ def test_what_if_over_the_api_equals_the_cli(api) -> None:
     assert answer.json() == expected
     bad = post(api["officer"], "/what-if", {"grant": ["r99"]})
     assert bad.status_code == 400 and bad.json()["path"] == "grant"
+    post(api["officer"], "/decide")
+    post(api["officer"], "/publish")
+    full = post(api["officer"], "/what-if", {"grant": ["r24"], "capacity": {"tunnel@arrival": 9}})
+    assert full.status_code == 400 and full.json()["path"] == "grant, capacity"  # not --flags
+    assert "published grants and grants by hand alone need 48 places" in full.json()["message"]
 
 
 def test_export_over_the_api_is_the_scenario(api) -> None:

@@ -399,7 +399,8 @@ def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, A
     except ScenarioInvalid as invalid:
         problem = invalid.problems[0]
         message = _in_web_words(problem.message)
-        raise ServiceError(ErrorCode.INVALID, message, problem.path.lstrip("-")) from None
+        path = ", ".join(p.strip().lstrip("-") for p in problem.path.split(","))  # the body's
+        raise ServiceError(ErrorCode.INVALID, message, path) from None
     # The result lists every request, as the board does: those refused by hand that no
     # tick grants are there as refused, with the officer's reason.
     standing = {k: v for k, v in _refusals(kept).items() if k not in changes.grant}

@@ -67,7 +67,9 @@ def matches(request: HttpRequest) -> HttpResponse:
         decided = decisions.decided_in(run, seen)
         waiting = None if steward else sum(r.key not in decided for r in seen)
         found = board.fullest(run.output["usage"]) if run else None
-        rows.append({"match": match, "waiting": waiting, "fullest": found})
+        # For those who decide: the match changed since the run (a revoke, an admin edit).
+        redo = run is not None and run.version != match.version and access.manages(user, match)
+        rows.append({"match": match, "waiting": waiting, "fullest": found, "redo": redo})
     return render(request, "pitchpass/matches.html", context(request, rows=rows))
 
 
