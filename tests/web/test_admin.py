@@ -157,8 +157,7 @@ def test_admin_refuses_zone_data_the_core_rejects(admin_client, changes, problem
     assert escape(str(value)) in text  # the form shows what was typed
 
 
-def test_admin_refuses_removing_a_phase_that_zones_name(admin_client) -> None:
-    competition = m.Competition.objects.get()
+def competition_form(competition: m.Competition, drop_phase: str = "") -> dict[str, object]:
     form: dict[str, object] = {
         "key": competition.key,
         "name": competition.name,
@@ -174,8 +173,28 @@ def test_admin_refuses_removing_a_phase_that_zones_name(admin_client) -> None:
         for n, row in enumerate(rows):
             form |= {f"{prefix}-{n}-{f}": getattr(row, f) for f in fields}
             form |= {f"{prefix}-{n}-id": row.pk, f"{prefix}-{n}-competition": competition.pk}
-            if getattr(row, "key", None) == "first-half":
+            if drop_phase and getattr(row, "key", None) == drop_phase:
                 form[f"{prefix}-{n}-DELETE"] = "on"
+    return form
+
+
+def test_a_deadline_that_closes_requests_at_once_is_saved_with_a_warning(admin_client) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    m.Match.objects.update(kickoff=timezone.now() + timedelta(days=6))
+    competition = m.Competition.objects.get()
+    url = f"/admin/pitchpass/competition/{competition.pk}/change/"
+    page = admin_client.post(url, competition_form(competition) | {"deadline": "8d"}, follow=True)
+    assert f"Requests for {MATCH} are now closed: the deadline fell at" in page.content.decode()
+    calm = admin_client.post(url, competition_form(competition) | {"deadline": "5d"}, follow=True)
+    assert "are now closed" not in calm.content.decode()
+
+
+def test_admin_refuses_removing_a_phase_that_zones_name(admin_client) -> None:
+    competition = m.Competition.objects.get()
+    form = competition_form(competition, drop_phase="first-half")
     response = admin_client.post(f"/admin/pitchpass/competition/{competition.pk}/change/", form)
     text = response.content.decode()
     assert "a match would no longer be a valid scenario" in text and "first-half" in text

@@ -21,10 +21,12 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F, Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.utils import timezone
 
 from pitchpass.web import admin_checks
 from pitchpass.web import models as m
 from pitchpass.web.accounts import ORG_KIND
+from pitchpass.web.services import closes_at
 
 
 def matches_touched(obj: Model) -> QuerySet[m.Match]:
@@ -313,6 +315,20 @@ class CompetitionAdmin(Changes):
     list_display = ("key", "name", "deadline", "within_tier")
     filter_horizontal = ("partners",)
     inlines = (TierInline, PhaseInline)
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        if "deadline" in form.changed_data:  # saved: say which matches it has just closed
+            now = timezone.now()
+            for match in m.Match.objects.filter(competition=form.instance, kickoff__gt=now):
+                closes = closes_at(match)
+                if closes is not None and closes < now:
+                    when = closes.isoformat(sep=" ", timespec="minutes")
+                    self.message_user(
+                        request,
+                        f"Requests for {match.key} are now closed: the deadline fell at {when}.",
+                        messages.WARNING,
+                    )
 
 
 @admin.register(m.Venue)
