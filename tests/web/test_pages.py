@@ -67,6 +67,9 @@ def test_media_see_their_own_requests_only(clients) -> None:
     page = clients["docs"].get(f"/matches/{MATCH}/").content.decode()
     rows = set(re.findall(r'<tr id="request-([^"]+)"', page))
     assert rows == {"r24", "r25"} and "Play Sports" not in page
+    assert "a crew of Sky Sports" not in page  # proposed, not published: not theirs to know
+    decisions.do_publish(_user("officer"), MATCH)
+    page = clients["docs"].get(f"/matches/{MATCH}/").content.decode()
     assert "a crew of Sky Sports" in page and "None" not in page
     steward = clients["steward"].get(f"/matches/{MATCH}/").content.decode()
     assert "<h2>Requests</h2>" not in steward and "request-r" not in steward  # none at all

@@ -265,15 +265,28 @@ def coverage(user: User, match_key: str) -> dict[str, Any]:
     """Who caught each incident: the match as it stands, with the current run's overrides,
     incidents logged since included. While the current run is up to date this is its
     decisions; with no run, or requests changed since it (waiting ones among them),
-    `if_decided_now` says that these are the crews that would be let in if decided now."""
+    `if_decided_now` says that these are the crews that would be let in if decided now.
+    Those who do not manage the match see it as far as it is theirs to see: fixed
+    cameras, their own requests, and other organisations' crews once published."""
     match = access.check_match(user, match_key)
     incidents = standing(match)["incidents"]
     run = match.runs.order_by("-number").first()
     return {
         "match": match.key,
-        "if_decided_now": run is None or run.version != match.version,
+        "if_decided_now": changed_since_run(user, match, run),
         "incidents": _hide_others(user, match, incidents),
     }
+
+
+def changed_since_run(user: User, match: m.Match, run: m.DecisionRun | None) -> bool:
+    """Whether the match changed since its newest run, as far as this user may know: for
+    those who manage it, any change; for others, one of the requests they see (that
+    others sent or withdrew requests is not theirs to learn)."""
+    if run is None:
+        return True
+    if access.manages(user, match):
+        return run.version != match.version
+    return access.seen_requests(user, match).filter(changed_in__gt=run.version).exists()
 
 
 def standing(match: m.Match, leaving_out: str | None = None) -> dict[str, Any]:
@@ -353,19 +366,21 @@ def _as_changes(overrides: list[dict[str, str]]) -> Changes:
 
 
 def _hide_others(user: User, match: m.Match, incidents: list[dict[str, Any]]) -> list[Any]:
-    """Whose camera caught an incident is for all to see; which request it was only for
-    those who may see that request (its id is left out for the others)."""
+    """For those who do not manage the match: fixed cameras, the requests they see, and
+    another organisation's crew only once its grant is published (a proposal, or a
+    request sent, is not theirs to learn of), without its request id."""
     if access.manages(user, match):
         return incidents
     own = set(access.seen_requests(user, match).values_list("key", flat=True))
+    published = set(match.requests.filter(locked=True).values_list("key", flat=True))
+
+    def shown(source: dict[str, Any]) -> dict[str, Any] | None:
+        if source["source"] != "request" or source["id"] in own:
+            return source
+        return {**source, "id": None} if source["id"] in published else None
+
     return [
-        {
-            **incident,
-            "covered_by": [
-                s if s["source"] != "request" or s["id"] in own else {**s, "id": None}
-                for s in incident["covered_by"]
-            ],
-        }
+        {**incident, "covered_by": [s for s in map(shown, incident["covered_by"]) if s]}
         for incident in incidents
     ]
 

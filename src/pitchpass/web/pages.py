@@ -100,7 +100,7 @@ def render_board(
         incidents, error = [], error or broken
     zones = list(match.venue.zones.all())
     closes = services.closes_at(match)
-    stale = run is not None and run.version != match.version
+    stale = run is not None and decisions.changed_since_run(user, match, run)  # as theirs
     unpublished = {r.key for r in visible if not r.locked}
     published = set(match.requests.filter(locked=True).values_list("key", flat=True))
     proposed = [
@@ -226,7 +226,7 @@ def room_hint(user: User, match: m.Match, typed: Any) -> dict[str, Any]:
         "lines": board.room_left(usage, zone, phases, crew) if zone else [],
         "asked": bool(phases),
         "left_out": changing,
-        "stale": run is not None and run.version != match.version,
+        "stale": run is not None and decisions.changed_since_run(user, match, run),
     }
 
 
