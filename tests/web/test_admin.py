@@ -109,9 +109,12 @@ def test_deletes_in_admin_are_audited_one_by_one_and_in_bulk(admin_client) -> No
         {"action": "delete_selected", "_selected_action": [o.pk for o in made[1:]], "post": "yes"},
     )
     assert not m.Organisation.objects.filter(key__startswith="extra-").exists()
-    assert m.Match.objects.get(key=MATCH).version == before + 3
-    targets = sorted(m.AuditEntry.objects.filter(action="admin").values_list("target", flat=True))
-    assert targets == ["organisation extra-0", "organisation extra-1", "organisation extra-2"]
+    assert m.Match.objects.get(key=MATCH).version == before  # in no match: none to decide again
+    entries = m.AuditEntry.objects.filter(action="admin")
+    assert sorted(entries.values_list("target", flat=True)) == [
+        "organisation extra-0", "organisation extra-1", "organisation extra-2",
+    ]  # fmt: skip
+    assert {e.match for e in entries} == {None}
 
 
 def zone_form(zone: m.Zone, **changes: object) -> dict[str, object]:
@@ -188,6 +191,8 @@ def test_a_deadline_that_closes_requests_at_once_is_saved_with_a_warning(admin_c
     url = f"/admin/pitchpass/competition/{competition.pk}/change/"
     page = admin_client.post(url, competition_form(competition) | {"deadline": "8d"}, follow=True)
     assert f"Requests for {MATCH} are now closed: the deadline fell at" in page.content.decode()
+    longer = admin_client.post(url, competition_form(competition) | {"deadline": "9d"}, follow=True)
+    assert "are now closed" not in longer.content.decode()  # closed already before this edit
     calm = admin_client.post(url, competition_form(competition) | {"deadline": "5d"}, follow=True)
     assert "are now closed" not in calm.content.decode()
 
@@ -349,6 +354,9 @@ def test_a_match_is_between_clubs_and_its_offset_within_a_day(admin_client) -> N
     assert "Sky Sports is a broadcaster, not a club" in page
     page = admin_client.post(url, match_form(match, kickoff_offset=2000)).content.decode()
     assert "minutes east of UTC, between -1439 and 1439" in page
+    edge = match_form(match, kickoff_0="9999-12-31", kickoff_1="23:00:00", kickoff_offset=60)
+    page = admin_client.post(url, edge).content.decode()
+    assert "too near the end of the calendar for that offset" in page
     match.refresh_from_db()
     assert (match.home.key, match.kickoff_offset) == ("man-united", 0)
     saved = admin_client.post(url, match_form(match, kickoff_offset=60))
@@ -385,5 +393,33 @@ def test_an_incident_logged_by_mistake_is_deleted_in_the_admin_and_audited(admin
     assert done.status_code == 302 and not m.Incident.objects.filter(pk=incident.pk).exists()
     entry = m.AuditEntry.objects.get(action="admin", target="incident dressing-room-altercation")
     assert entry.match.key == MATCH and entry.after is None
-    assert m.Match.objects.get(key=MATCH).version == version + 1
+    assert m.Match.objects.get(key=MATCH).version == version  # it decides nothing: no re-decide
     assert m.AuditEntry.objects.filter(action="admin").count() == 1  # that match only
+
+
+def test_an_incident_id_made_up_is_never_one_deleted(admin_client) -> None:
+    from pitchpass.web import services
+
+    steward = do_add_user("st", "steward", None, "pw")
+    body = {"zone": "tunnel", "minute": 3}
+    assert services.do_log_incident(steward, MATCH, body) == "incident-1"
+    gone = m.Incident.objects.get(key="incident-1")
+    admin_client.post(f"/admin/pitchpass/incident/{gone.pk}/delete/", {"post": "yes"})
+    assert services.do_log_incident(steward, MATCH, body) == "incident-2"
+
+
+def test_renaming_or_adding_an_organisation_leaves_the_runs_current(admin_client) -> None:
+    officer = do_add_user("ed", "officer", "man-united", "pw")
+    decisions.do_decide(officer, MATCH)
+    version = m.Match.objects.get(key=MATCH).version
+    bbc = m.Organisation.objects.get(key="bbc-sport")
+    form = {"key": bbc.key, "name": "BBC", "kind": bbc.kind, "position": bbc.position}
+    renamed = admin_client.post(f"/admin/pitchpass/organisation/{bbc.pk}/change/", form)
+    added = admin_client.post(
+        "/admin/pitchpass/organisation/add/",
+        {"key": "newco", "name": "Newco", "kind": "producer", "position": 99},
+    )
+    assert renamed.status_code == added.status_code == 302
+    assert m.Organisation.objects.get(key="bbc-sport").name == "BBC"
+    assert m.Match.objects.get(key=MATCH).version == version  # publish needs no new decide
+    assert m.AuditEntry.objects.filter(action="admin", target="organisation bbc-sport").exists()

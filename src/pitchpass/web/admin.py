@@ -11,6 +11,7 @@ them a scenario the core rejects is refused (`admin_checks`), with what was type
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from typing import Any, ClassVar
 from weakref import WeakKeyDictionary
@@ -23,6 +24,7 @@ from django.db.models import F, Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils import timezone
 
+from pitchpass.core.fields import parse_duration
 from pitchpass.web import admin_checks
 from pitchpass.web import models as m
 from pitchpass.web.accounts import ORG_KIND
@@ -41,7 +43,9 @@ def matches_touched(obj: Model) -> QuerySet[m.Match]:
         return m.Match.objects.filter(venue_id=obj.venue_id)
     if isinstance(obj, m.Incident):
         return m.Match.objects.filter(pk=obj.match_id)
-    return m.Match.objects.all()  # an organisation: its kind or partnership counts anywhere
+    # An organisation: the matches that name it (sides, host, requests, partner, tier
+    # rules, camera operator); a new one is in none yet.
+    return m.Match.objects.filter(pk__in=admin_checks.touched(obj))
 
 
 class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
@@ -50,15 +54,18 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
 
     def save_form(self, request: HttpRequest, form: Any, change: bool) -> Any:
         obj = super().save_form(request, form, change)  # not saved yet: the rows are as before
-        # The match lock first, before any row is written (as every other change takes it),
-        # so that a decide, publish, submission or load never waits in the other order.
-        admin_checks.lock(admin_checks.touched(obj) | _matches_of(obj))
+        was = type(obj).objects.get(pk=obj.pk) if change else None
+        before = admin_checks.touched(was) | _matches_of(was) if was else set()
+        # The match lock first, all at once in one order, before any row is written (as
+        # every other change takes it): a decide, publish, submission or load never waits
+        # in the other order. A zone moved from another venue: that venue's matches too.
+        admin_checks.lock(before | admin_checks.touched(obj) | _matches_of(obj))
         if isinstance(obj, m.Organisation) and set(form.changed_data) <= {"name"}:
             _checked[request] = set()  # a name (the form wants one) changes no match's validity
             return obj
-        pks = admin_checks.touched(type(obj).objects.get(pk=obj.pk)) if change else set()
-        admin_checks.lock(pks)  # a zone moved from another venue: that venue's matches too
-        _checked[request] = pks | admin_checks.touched(obj)
+        _checked[request] = (admin_checks.touched(was) if was else set()) | admin_checks.touched(
+            obj
+        )
         return obj
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
@@ -72,7 +79,8 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
             return
         before = {f: _plain(form.initial.get(f)) for f in changed}
         after = {f: _plain(form.cleaned_data.get(f)) for f in changed}
-        _touch(request, form.instance, before, after)
+        named = isinstance(form.instance, m.Organisation) and set(changed) <= {"name"}
+        _touch(request, form.instance, before, after, bump=not named)  # a name decides nothing
 
     def changeform_view(
         self,
@@ -119,7 +127,13 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
             with transaction.atomic():
                 admin_checks.lock(pks.union(*(_matches_of(obj) for obj in rows)))
                 for obj in rows:
-                    _touch(request, obj, {"deleted": str(obj)}, None)
+                    _touch(
+                        request,
+                        obj,
+                        {"deleted": str(obj)},
+                        None,
+                        bump=not isinstance(obj, m.Incident),
+                    )
                 delete()
                 admin_checks.after_edit(pks, allowed)
 
@@ -178,10 +192,12 @@ def _matches_of(obj: Model) -> set[int]:
     return set(matches_touched(obj).values_list("pk", flat=True))
 
 
-def _touch(request: HttpRequest, obj: Model, before: Any, after: Any) -> None:
-    """Move on the version of every match `obj` touches, with an audit entry for each."""
+def _touch(request: HttpRequest, obj: Model, before: Any, after: Any, bump: bool = True) -> None:
+    """Move on the version of every match `obj` touches (unless the edit cannot change a
+    decision: not `bump`), with an audit entry for each."""
     touched = matches_touched(obj)
-    touched.update(version=F("version") + 1)
+    if bump:
+        touched.update(version=F("version") + 1)
     target = f"{obj._meta.model_name} {getattr(obj, 'key', obj.pk)}"[:200]
     m.AuditEntry.objects.bulk_create(
         m.AuditEntry(
@@ -192,7 +208,7 @@ def _touch(request: HttpRequest, obj: Model, before: Any, after: Any) -> None:
             before=before,
             after=after,
         )
-        for match in touched
+        for match in list[m.Match | None](touched) or [None]  # in no match: one entry all the same
     )
 
 
@@ -320,9 +336,10 @@ class CompetitionAdmin(Changes):
         super().save_related(request, form, formsets, change)
         if "deadline" in form.changed_data:  # saved: say which matches it has just closed
             now = timezone.now()
+            was = parse_duration(str(form.initial.get("deadline") or "")) or dt.timedelta(0)
             for match in m.Match.objects.filter(competition=form.instance, kickoff__gt=now):
                 closes = closes_at(match)
-                if closes is not None and closes < now:
+                if closes is not None and closes < now <= match.kickoff - was:
                     when = closes.isoformat(sep=" ", timespec="minutes")
                     self.message_user(
                         request,
@@ -367,6 +384,12 @@ class MatchForm(forms.ModelForm):  # type: ignore[type-arg]
 
     def clean(self) -> Any:
         cleaned = super().clean() or self.cleaned_data
+        kickoff, offset = cleaned.get("kickoff"), cleaned.get("kickoff_offset")
+        if kickoff is not None and offset is not None:
+            try:
+                kickoff.astimezone(dt.timezone(dt.timedelta(minutes=offset)))
+            except OverflowError:
+                self.add_error("kickoff", "too near the end of the calendar for that offset")
         for side in ("home", "away"):
             club = cleaned.get(side)
             if club is not None and club.kind != "club":

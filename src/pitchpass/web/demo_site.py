@@ -39,7 +39,7 @@ def prepare(path: Path, now: datetime) -> DemoSite:
     the order of submissions and every deadline keep their places) so that its last
     submission is as recent as can be but not after `now`: every seed request was sent
     before any made in the demo, and the seed match (the derby: 6 days 6.5 hours after
-    its last request) kicks off in 5 to 6 days, its requests open for 6.5 to 30.5 hours
+    its last request) kicks off in 5d 6.5h to 6d 6.5h, its requests open for 6.5 to 30.5 hours
     more. Nothing is moved if its matches are loaded already. Then each demo user gets a
     new random password (created the first time)."""
     document = parse_text(path.read_text(encoding="utf-8"), path.name)

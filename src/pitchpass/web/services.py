@@ -356,7 +356,10 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
         if access.profile(user).role not in ("steward", "officer", "admin"):
             raise ServiceError(ErrorCode.FORBIDDEN, "stewards, officers and admins log incidents")
         taken = set(match.incidents.values_list("key", flat=True))
-        incident_id = check_id(str(body.get("id") or _free_id("incident-", taken)))
+        # A made-up id is never one logged before, deleted since: the log keeps both apart.
+        logged = m.AuditEntry.objects.filter(match=match, action="incident")
+        used = taken | set(logged.values_list("target", flat=True))
+        incident_id = check_id(str(body.get("id") or _free_id("incident-", used)))
         if incident_id in taken:
             raise ServiceError(
                 ErrorCode.DUPLICATE, f'incident "{incident_id}" exists already', "id"
