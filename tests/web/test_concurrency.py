@@ -171,3 +171,40 @@ def test_an_admin_edit_takes_the_match_lock_before_it_writes_a_row() -> None:
     assert run_together(work, 2) == []
     assert free == [True]
     assert m.Zone.objects.get(key="tunnel").capacity == 50  # done once the lock was free
+
+
+def test_a_form_sent_twice_at_the_same_moment_makes_one() -> None:
+    """A double click under a threaded server: both posts arrive at once; the form's mark
+    is unique in the database, so the second's transaction fails and makes nothing."""
+    from django.test import Client
+
+    setup_match()
+    do_add_user("st", "steward", None, "pw")
+    do_add_user("docs", "media", "man-city-documentary", "pw")
+    board = f"/matches/{MATCH}/"
+    forms = {
+        "st": (f"{board}incidents/", {"zone": "tunnel", "minute": "3", "once": "same-mark"}),
+        "docs": (
+            f"{board}requests/new/",
+            {"zone": "mixed-zone", "phases": ["post-match"], "crew": "1", "once": "same-mark"},
+        ),
+    }
+    for username, (url, form) in forms.items():
+        answers: list[int] = []
+
+        def send(
+            n: int,
+            url: str = url,
+            form: dict[str, object] = form,
+            who: str = username,
+            answers: list[int] = answers,
+        ) -> None:
+            client = Client()
+            client.force_login(User.objects.get(username=who))
+            answers.append(client.post(url, form).status_code)
+
+        incidents, requests = m.Incident.objects.count(), m.Request.objects.count()
+        assert run_together(send, 2) == []
+        assert answers == [302, 302]  # both back to the board, one saying it was sent
+        made = (m.Incident.objects.count() - incidents) + (m.Request.objects.count() - requests)
+        assert made == 1, username

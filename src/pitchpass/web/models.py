@@ -283,3 +283,20 @@ class Decision(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["run", "request"], name="one_decision_per_run")
         ]
+
+
+class SentForm(models.Model):
+    """A page form that made something (a request, an incident): sent again as it was (a
+    double click, back and send again) it makes nothing more. Unique, so that two sent
+    at the same moment make one: the second's transaction fails and rolls back."""
+
+    once = models.CharField(max_length=40)  # the form's own random mark
+    fingerprint = models.CharField(max_length=64)  # sha256 of what was typed
+    user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="+")
+    made = models.CharField(max_length=100)  # the id of what it made
+    when = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["once", "fingerprint"], name="one_form_once")
+        ]

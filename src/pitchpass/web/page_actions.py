@@ -6,13 +6,16 @@ on failure it shows the board or the form again with the error and what was type
 from __future__ import annotations
 
 import functools
+import hashlib
 import secrets
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -139,10 +142,8 @@ def withdraw(request: HttpRequest, match_key: str, request_id: str) -> HttpRespo
 @login_required
 @post_only
 def log_incident(request: HttpRequest, match_key: str) -> HttpResponse:
-    made = sent_before(request)
-    if made:  # a double click, or back and send again
-        messages.info(request, f"This form was already sent: incident {made}.")
-        return redirect("pitchpass:board", match_key=match_key)
+    if sent_before(request):  # a double click, or back and send again
+        return _twin(request, match_key, "incident")
 
     def act() -> str:
         posted = request.POST
@@ -164,22 +165,25 @@ def log_incident(request: HttpRequest, match_key: str) -> HttpResponse:
         body: dict[str, Any] = {"zone": posted.get("zone"), "minute": minute}
         if posted.get("what", "").strip():  # optional, as in a scenario and the API
             body["what"] = posted["what"]
-        incident_id = services.do_log_incident(user_of(request), match_key, body)
-        remember(request, incident_id)
+        with transaction.atomic():
+            incident_id = services.do_log_incident(user_of(request), match_key, body)
+            remember(request, incident_id)
         return f"Incident {incident_id} logged."
 
-    return _on_board(request, match_key, act)
+    try:
+        return _on_board(request, match_key, act)
+    except IntegrityError:  # its twin, sent at the same moment, logged it
+        return _twin(request, match_key, "incident")
 
 
 DAY = 1440  # minutes: an incident on the board's form is logged within a day of kick-off
-SENT = "pitchpass.sent"  # the session's forms sent: `once` -> [request id, what was typed]
 
 
 def _fingerprint(posted: Any) -> str:
     """What a form holds, to tell the same form sent again from one changed (back, a
     different zone, submit: a new request, as the user means it)."""
     fields = sorted((k, sorted(v)) for k, v in posted.lists() if k not in SKIPPED)
-    return repr(fields)
+    return hashlib.sha256(repr(fields).encode()).hexdigest()
 
 
 SKIPPED = ("csrfmiddlewaretoken", "once")
@@ -187,20 +191,30 @@ SKIPPED = ("csrfmiddlewaretoken", "once")
 
 def sent_before(request: HttpRequest) -> str | None:
     """The id made when this very form (its `once`) was sent with the same data."""
-    made = request.session.get(SENT, {}).get(request.POST.get("once", ""))
-    return made[0] if made and made[1] == _fingerprint(request.POST) else None
+    once = request.POST.get("once", "")
+    if not once:
+        return None
+    found = m.SentForm.objects.filter(
+        once=once[:40], fingerprint=_fingerprint(request.POST), user=user_of(request)
+    )
+    return found.values_list("made", flat=True).first()
 
 
 def remember(request: HttpRequest, made: str) -> None:
+    """Inside the transaction that made `made`: a twin sent at the same moment fails on
+    the unique constraint (IntegrityError) and its transaction rolls back."""
     once = request.POST.get("once", "")
     if once:
-        sent = list_tail(request.session.get(SENT, {}))
-        request.session[SENT] = {**sent, once: [made, _fingerprint(request.POST)]}
+        m.SentForm.objects.filter(when__lt=timezone.now() - timedelta(days=1)).delete()
+        m.SentForm.objects.create(
+            once=once[:40], fingerprint=_fingerprint(request.POST), user=user_of(request), made=made
+        )
 
 
-def list_tail(sent: dict[str, Any], keep: int = 20) -> dict[str, Any]:
-    """The newest `keep` forms sent, so that the session does not grow without end."""
-    return dict(list(sent.items())[-keep:])
+def _twin(request: HttpRequest, match_key: str, kind: str) -> HttpResponse:
+    made = sent_before(request) or "(being made)"
+    messages.info(request, f"This form was already sent: {kind} {made}.")
+    return redirect("pitchpass:board", match_key=match_key)
 
 
 @login_required
@@ -210,10 +224,8 @@ def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
     match = check(user, match_key)
     _check_requester(user)
     once = request.POST.get("once", "") or secrets.token_urlsafe(12)
-    made = sent_before(request) if request.method == "POST" else None
-    if made:  # sent again as it was (back, then submit again)
-        messages.info(request, f"This form was already sent: request {made}.")
-        return redirect("pitchpass:board", match_key=match_key)
+    if request.method == "POST" and sent_before(request):  # sent again as it was
+        return _twin(request, match_key, "request")
     values = context(
         request,
         match=match,
@@ -227,13 +239,16 @@ def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
     status = 200
     if request.method == "POST":
         try:
-            request_id = services.do_submit_request(
-                user, match_key, _request_body(request.POST), timezone.now()
-            )
+            with transaction.atomic():
+                request_id = services.do_submit_request(
+                    user, match_key, _request_body(request.POST), timezone.now()
+                )
+                remember(request, request_id)
         except ServiceError as error:
             values["error"], status = error, error.status
+        except IntegrityError:  # its twin, sent at the same moment, made it
+            return _twin(request, match_key, "request")
         else:
-            remember(request, request_id)
             messages.success(request, f"Request {request_id} submitted.")
             return redirect("pitchpass:board", match_key=match_key)
         _hint(values, user, match, values["typed"])
