@@ -195,6 +195,10 @@ def test_a_deadline_that_closes_requests_at_once_is_saved_with_a_warning(admin_c
     assert "are now closed" not in longer.content.decode()  # closed already before this edit
     calm = admin_client.post(url, competition_form(competition) | {"deadline": "5d"}, follow=True)
     assert "are now closed" not in calm.content.decode()
+    m.Competition.objects.update(deadline="")  # none: the core's default, 5 days
+    m.Match.objects.update(kickoff=timezone.now() + timedelta(days=3))  # closed already
+    again = admin_client.post(url, competition_form(competition) | {"deadline": "6d"}, follow=True)
+    assert "are now closed" not in again.content.decode()
 
 
 def test_admin_refuses_removing_a_phase_that_zones_name(admin_client) -> None:
@@ -406,6 +410,11 @@ def test_an_incident_id_made_up_is_never_one_deleted(admin_client) -> None:
     gone = m.Incident.objects.get(key="incident-1")
     admin_client.post(f"/admin/pitchpass/incident/{gone.pk}/delete/", {"post": "yes"})
     assert services.do_log_incident(steward, MATCH, body) == "incident-2"
+    # One that came with a file (named as the app would name one), deleted: the same.
+    m.Incident.objects.filter(key="herrera-booking").update(key="incident-3")
+    loaded = m.Incident.objects.get(key="incident-3")
+    admin_client.post(f"/admin/pitchpass/incident/{loaded.pk}/delete/", {"post": "yes"})
+    assert services.do_log_incident(steward, MATCH, body) == "incident-4"
 
 
 def test_renaming_or_adding_an_organisation_leaves_the_runs_current(admin_client) -> None:

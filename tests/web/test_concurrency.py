@@ -186,7 +186,13 @@ def test_a_form_sent_twice_at_the_same_moment_makes_one() -> None:
         "st": (f"{board}incidents/", {"zone": "tunnel", "minute": "3", "once": "same-mark"}),
         "docs": (
             f"{board}requests/new/",
-            {"zone": "mixed-zone", "phases": ["post-match"], "crew": "1", "once": "same-mark"},
+            {
+                "zone": "mixed-zone",
+                "phases": ["post-match"],
+                "crew": "1",
+                "once": "same-mark",
+                "id": "myref",
+            },
         ),
     }
     for username, (url, form) in forms.items():

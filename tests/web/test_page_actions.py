@@ -281,7 +281,7 @@ def test_what_if_with_a_request_ticked_to_refuse(site) -> None:
 def test_the_board_tells_more_of_each_incident_and_the_list_counts_only_ones_own(site) -> None:
     docs = signed_in("documentary")
     board = docs.get(BOARD).content.decode()
-    assert "Not decided yet: who would catch each incident" in board
+    assert "Not decided yet: fixed cameras only" in board
     assert "minute 125, away-dressing-room" in board and "milk and water" in board
     assert "a crew of Sky Sports" not in board  # not published: not the producer's to know
     assert "other organisations' crews once their grants are published" in board
@@ -516,16 +516,19 @@ def test_every_page_asks_for_a_sign_in_first(site, path) -> None:
 
 def test_the_board_says_when_coverage_is_as_if_decided_now(site) -> None:
     officer, docs = signed_in("officer"), signed_in("documentary")
-    assert "Not decided yet: who would catch" in docs.get(BOARD).content.decode()
+    assert "Not decided yet: who would catch" in officer.get(BOARD).content.decode()
+    assert "Not decided yet: fixed cameras only" in docs.get(BOARD).content.decode()
     officer.post(f"{BOARD}decide/")
-    decided = docs.get(BOARD).content.decode()
+    decided = officer.get(BOARD).content.decode()
     assert "if the requests were decided now" not in decided
     docs.post(
         f"{BOARD}requests/new/",
         {"zone": "mixed-zone", "phases": ["post-match"], "crew": "2", "cameras": "1"},
     )
-    waiting = docs.get(BOARD).content.decode()
+    waiting = officer.get(BOARD).content.decode()
     assert "The match changed since the last decide: who would catch each incident" in waiting
+    mine = docs.get(BOARD).content.decode()
+    assert "your own crews as decided" in mine and "decided now" not in mine
 
 
 def test_the_change_form_hint_leaves_out_the_request_being_changed(site) -> None:
@@ -598,7 +601,7 @@ def test_a_grant_by_hand_that_no_longer_fits_lapses_and_nothing_breaks(site) -> 
     assert changed.status_code == 302  # r24, granted by hand, no longer fits: it lapses
     for page in (BOARD, f"{BOARD}what-if/", f"{BOARD}room/?zone=tunnel&phases=post-match"):
         assert officer.get(page).status_code == 200, page
-    coverage = docs.get(f"/api/matches/{MATCH}/coverage")
+    coverage = officer.get(f"/api/matches/{MATCH}/coverage")
     assert coverage.status_code == 200 and coverage.json()["if_decided_now"] is True
     asked = officer.post(
         f"/api/matches/{MATCH}/what-if", {"refuse": ["r02"]}, content_type="application/json"
@@ -959,3 +962,45 @@ def test_an_incident_form_sent_twice_logs_one_and_a_wild_minute_is_refused(site)
     wild = steward.post(f"{BOARD}incidents/", {**typed, "minute": "1e9", "once": "x"})
     assert wild.status_code == 400
     assert "the minute must be within a day of kick-off, -1440 to 1440" in wild.content.decode()
+
+
+def test_a_form_mark_that_the_page_did_not_make_is_no_mark(site) -> None:
+    steward = signed_in("steward")
+    for mark in ("a\x00b", "x" * 500, "é"):
+        sent = steward.post(f"{BOARD}incidents/", {"zone": "tunnel", "minute": "3", "once": mark})
+        assert sent.status_code == 302, mark  # logged, not a server error
+
+
+def test_another_organisations_unpublished_request_does_not_change_ones_coverage(site) -> None:
+    officer, docs = signed_in("officer"), signed_in("documentary")
+    usage = officer.post(f"/api/matches/{MATCH}/decide").json()["usage"]
+    cell = next(u for u in usage if (u["zone"], u["phase"]) == ("pitch-side", "second-half"))
+    left = cell["capacity"] - cell["used"]  # the producer's crew fills the rest
+    typed = {"zone": "pitch-side", "phases": ["second-half"], "cameras": "1", "id": "wide"}
+    docs.post(f"{BOARD}requests/new/", {**typed, "crew": str(left)})
+    officer.post(f"{BOARD}decide/")
+
+    def seen() -> tuple[bool, list[dict[str, object]]]:
+        answer = docs.get(f"/api/matches/{MATCH}/coverage").json()
+        booking = next(i for i in answer["incidents"] if i["incident"] == "herrera-booking")
+        return answer["if_decided_now"], booking["covered_by"]
+
+    before = seen()
+    assert before[0] is False and [s["id"] for s in before[1]] == ["man-city-documentary.wide"]
+    bt = User.objects.create(username="bt")
+    m.Profile.objects.create(
+        user=bt, role="media", organisation=m.Organisation.objects.get(key="bt-sport")
+    )
+    bt_client = Client()
+    bt_client.force_login(bt)
+    sent = bt_client.post(
+        f"/api/matches/{MATCH}/requests",
+        {"zone": "pitch-side", "phases": ["second-half"], "crew": 2},
+        content_type="application/json",
+    )
+    assert sent.status_code == 201  # a partner: decided now, it would push the producer out
+    assert seen() == before  # BT's request is not the producer's to learn of
+    officer_view = officer.get(f"/api/matches/{MATCH}/coverage").json()
+    assert officer_view["if_decided_now"] is True
+    booking = next(i for i in officer_view["incidents"] if i["incident"] == "herrera-booking")
+    assert "man-city-documentary.wide" not in [s["id"] for s in booking["covered_by"]]

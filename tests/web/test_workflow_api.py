@@ -197,10 +197,19 @@ def test_stewards_log_incidents_and_everyone_sees_who_caught_them(api) -> None:
     assert both.status_code == 400
     created = post(api["steward"], "/incidents", body)
     assert created.status_code == 201
-    seen = api["bt"].get(f"/api/matches/{MATCH}/coverage").json()
-    caught = {i["incident"]: i["covered_by"] for i in seen["incidents"]}
-    assert caught["dressing-room-altercation"] == []
-    assert {s["source"] for s in caught[created.json()["id"]]} >= {"request"}
+
+    def caught(who: str) -> dict[str, list[dict[str, object]]]:
+        seen = api[who].get(f"/api/matches/{MATCH}/coverage").json()
+        return {i["incident"]: i["covered_by"] for i in seen["incidents"]}
+
+    assert caught("bt")["dressing-room-altercation"] == []
+    assert {s["source"] for s in caught("bt")[created.json()["id"]]} == {"camera"}  # not decided
+    assert {s["source"] for s in caught("officer")[created.json()["id"]]} >= {"request"}
+    post(api["officer"], "/decide")
+    bt_crew = {s["org"] for s in caught("bt")[created.json()["id"]] if s["source"] == "request"}
+    assert bt_crew == {"bt-sport"}  # its own grant, as decided; the others once published
+    post(api["officer"], "/publish")
+    assert len({s["org"] for s in caught("bt")[created.json()["id"]]}) > 2
 
 
 def test_what_if_over_the_api_equals_the_cli(api) -> None:
@@ -355,10 +364,14 @@ def test_coverage_says_when_it_is_as_if_decided_now(api) -> None:
     def now() -> bool:
         return api["bt"].get(f"/api/matches/{MATCH}/coverage").json()["if_decided_now"]
 
-    assert now() is True  # no run yet
+    def officer_now() -> bool:
+        return api["officer"].get(f"/api/matches/{MATCH}/coverage").json()["if_decided_now"]
+
+    assert now() is True and officer_now() is True  # no run yet
     post(api["officer"], "/decide")
-    assert now() is False  # the run's own decisions
+    assert now() is False and officer_now() is False  # the run's own decisions
     post(api["steward"], "/incidents", {"zone": "tunnel", "minute": 3})
-    assert now() is False  # an incident logged since changes no decision
-    post(api["bt"], "/requests", {"zone": "pitch-side", "phases": ["half-time"], "crew": 1})
-    assert now() is True  # a request waiting: the crews if decided now
+    assert officer_now() is False  # an incident logged since changes no decision
+    post(api["docs"], "/requests", {"zone": "pitch-side", "phases": ["half-time"], "crew": 1})
+    assert officer_now() is True  # a request waiting: the crews if decided now
+    assert now() is False  # BT sees what was decided: another's request is not its to know

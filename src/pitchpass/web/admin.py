@@ -25,6 +25,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils import timezone
 
 from pitchpass.core.fields import parse_duration
+from pitchpass.core.model import Policy
 from pitchpass.web import admin_checks
 from pitchpass.web import models as m
 from pitchpass.web.accounts import ORG_KIND
@@ -336,7 +337,8 @@ class CompetitionAdmin(Changes):
         super().save_related(request, form, formsets, change)
         if "deadline" in form.changed_data:  # saved: say which matches it has just closed
             now = timezone.now()
-            was = parse_duration(str(form.initial.get("deadline") or "")) or dt.timedelta(0)
+            old = str(form.initial.get("deadline") or "")
+            was = (parse_duration(old) if old else Policy().deadline) or dt.timedelta(0)
             for match in m.Match.objects.filter(competition=form.instance, kickoff__gt=now):
                 closes = closes_at(match)
                 if closes is not None and closes < now <= match.kickoff - was:

@@ -262,20 +262,46 @@ def do_revoke(user: User, match_key: str, request_id: str, reason: str) -> None:
 
 
 def coverage(user: User, match_key: str) -> dict[str, Any]:
-    """Who caught each incident: the match as it stands, with the current run's overrides,
-    incidents logged since included. While the current run is up to date this is its
-    decisions; with no run, or requests changed since it (waiting ones among them),
-    `if_decided_now` says that these are the crews that would be let in if decided now.
-    Those who do not manage the match see it as far as it is theirs to see: fixed
-    cameras, their own requests, and other organisations' crews once published."""
+    """Who caught each incident, incidents logged since the run included.
+
+    For those who manage the match: the match as it stands, with the current run's
+    overrides. While the run is up to date this is its decisions; with no run, or
+    requests changed since it, `if_decided_now` says that these are the crews that would
+    be let in if decided now. For everyone else, only what is theirs to know, as decided:
+    fixed cameras, their own requests granted in the current run (as they were then) and
+    other organisations' crews once published (without request ids); nothing another
+    organisation sends or withdraws changes it, and `if_decided_now` is true only before
+    the first decide."""
     match = access.check_match(user, match_key)
-    incidents = standing(match)["incidents"]
     run = match.runs.order_by("-number").first()
+    if access.manages(user, match):
+        return {
+            "match": match.key,
+            "if_decided_now": run is None or run.version != match.version,
+            "incidents": standing(match)["incidents"],
+        }
     return {
         "match": match.key,
-        "if_decided_now": changed_since_run(user, match, run),
-        "incidents": _hide_others(user, match, incidents),
+        "if_decided_now": run is None,
+        "incidents": _hide_others(user, match, _as_known(user, match, run)),
     }
+
+
+def _as_known(user: User, match: m.Match, run: m.DecisionRun | None) -> list[dict[str, Any]]:
+    """The incidents' coverage with only the crews this user may know of: published
+    grants and its own grants of the run (each request as the run decided it)."""
+    scenario = scenario_of(match)
+    seen = list(access.seen_requests(user, match))
+    own = {k for k, d in decided_in(run, seen).items() if d["status"] == "granted"}
+    published = set(match.requests.filter(locked=True).values_list("key", flat=True))
+    others = [r.id for r in scenario.requests_of(match.key) if r.id not in own | published]
+    try:
+        known = apply_changes(scenario, Changes(grant=tuple(sorted(own)), refuse=tuple(others)))
+    except ScenarioInvalid:  # the run's grants no longer fit (a capacity lowered): published
+        mine = tuple(r for r in own if r not in published)
+        known = apply_changes(scenario, Changes(refuse=(*others, *mine)))
+    incidents: list[dict[str, Any]] = match_json(decide_match(known, match.key))["incidents"]
+    return incidents
 
 
 def changed_since_run(user: User, match: m.Match, run: m.DecisionRun | None) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 import secrets
 from collections.abc import Callable
 from datetime import timedelta
@@ -189,13 +190,22 @@ def _fingerprint(posted: Any) -> str:
 SKIPPED = ("csrfmiddlewaretoken", "once")
 
 
+ONCE = re.compile(r"[A-Za-z0-9_-]{1,40}")  # as secrets.token_urlsafe makes them
+
+
+def _once(request: HttpRequest) -> str:
+    """The form's mark, if it is one the page made (anything else: no mark)."""
+    once = request.POST.get("once", "")
+    return once if ONCE.fullmatch(once) else ""
+
+
 def sent_before(request: HttpRequest) -> str | None:
     """The id made when this very form (its `once`) was sent with the same data."""
-    once = request.POST.get("once", "")
+    once = _once(request)
     if not once:
         return None
     found = m.SentForm.objects.filter(
-        once=once[:40], fingerprint=_fingerprint(request.POST), user=user_of(request)
+        once=once, fingerprint=_fingerprint(request.POST), user=user_of(request)
     )
     return found.values_list("made", flat=True).first()
 
@@ -203,11 +213,11 @@ def sent_before(request: HttpRequest) -> str | None:
 def remember(request: HttpRequest, made: str) -> None:
     """Inside the transaction that made `made`: a twin sent at the same moment fails on
     the unique constraint (IntegrityError) and its transaction rolls back."""
-    once = request.POST.get("once", "")
+    once = _once(request)
     if once:
         m.SentForm.objects.filter(when__lt=timezone.now() - timedelta(days=1)).delete()
         m.SentForm.objects.create(
-            once=once[:40], fingerprint=_fingerprint(request.POST), user=user_of(request), made=made
+            once=once, fingerprint=_fingerprint(request.POST), user=user_of(request), made=made
         )
 
 
@@ -223,7 +233,7 @@ def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
     user = user_of(request)
     match = check(user, match_key)
     _check_requester(user)
-    once = request.POST.get("once", "") or secrets.token_urlsafe(12)
+    once = _once(request) or secrets.token_urlsafe(12)
     if request.method == "POST" and sent_before(request):  # sent again as it was
         return _twin(request, match_key, "request")
     values = context(
@@ -245,6 +255,8 @@ def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
                 )
                 remember(request, request_id)
         except ServiceError as error:
+            if error.code == ErrorCode.DUPLICATE and sent_before(request):
+                return _twin(request, match_key, "request")  # its twin took the reference
             values["error"], status = error, error.status
         except IntegrityError:  # its twin, sent at the same moment, made it
             return _twin(request, match_key, "request")

@@ -358,7 +358,9 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
         taken = set(match.incidents.values_list("key", flat=True))
         # A made-up id is never one logged before, deleted since: the log keeps both apart.
         logged = m.AuditEntry.objects.filter(match=match, action="incident")
+        deleted = m.AuditEntry.objects.filter(match=match, target__startswith="incident ")
         used = taken | set(logged.values_list("target", flat=True))
+        used |= {t.removeprefix("incident ") for t in deleted.values_list("target", flat=True)}
         incident_id = check_id(str(body.get("id") or _free_id("incident-", used)))
         if incident_id in taken:
             raise ServiceError(
