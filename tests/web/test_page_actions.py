@@ -421,6 +421,20 @@ def test_a_revoked_grant_stays_out_and_its_places_go_to_others(site) -> None:
     )
 
 
+def test_a_revoked_grant_leaves_its_organisations_views_working(site) -> None:
+    officer, docs = signed_in("officer"), signed_in("documentary")
+    officer.post(f"{BOARD}decide/")
+    officer.post(f"{BOARD}publish/")
+    officer.post(f"{BOARD}requests/r25/revoke/", {"reason": "no accreditation"})
+    for who in (docs, signed_in("away-officer"), signed_in("steward")):
+        assert who.get(BOARD).status_code == 200
+        assert who.get(f"/api/matches/{MATCH}/coverage").status_code == 200
+    seen = docs.get(f"/api/matches/{MATCH}/decisions").json()
+    assert "r25" not in {d["request"] for d in seen["decisions"]} | set(seen["waiting"])
+    listed = docs.get(f"/api/matches/{MATCH}/requests/r25").json()
+    assert listed["revoked"] == "no accreditation"
+
+
 def test_the_what_if_panel_refuses_other_clubs_with_the_error_page(site) -> None:
     page = signed_in("away-officer").get(f"{BOARD}what-if/")
     text = page.content.decode()

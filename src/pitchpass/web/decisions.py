@@ -256,6 +256,8 @@ def do_revoke(user: User, match_key: str, request_id: str, reason: str) -> None:
         row.locked, row.revoked = False, reason.strip()
         row.save(update_fields=["locked", "revoked"])
         changed(match)
+        # Out of every decision from now on: the run's decision of it no longer counts.
+        m.Request.objects.filter(pk=row.pk).update(changed_in=match.version)
         audit(
             user, "revoke", match, request_id, {"locked": True}, {"locked": False, "reason": reason}
         )
@@ -291,17 +293,33 @@ def _as_known(user: User, match: m.Match, run: m.DecisionRun | None) -> list[dic
     """The incidents' coverage with only the crews this user may know of: published
     grants and its own grants of the run (each request as the run decided it)."""
     scenario = scenario_of(match)
+    there = [r.id for r in scenario.requests_of(match.key)]  # revoked ones are not
     seen = list(access.seen_requests(user, match))
-    own = {k for k, d in decided_in(run, seen).items() if d["status"] == "granted"}
+    granted = {k for k, d in decided_in(run, seen).items() if d["status"] == "granted"}
     published = set(match.requests.filter(locked=True).values_list("key", flat=True))
-    others = [r.id for r in scenario.requests_of(match.key) if r.id not in own | published]
-    try:
-        known = apply_changes(scenario, Changes(grant=tuple(sorted(own)), refuse=tuple(others)))
-    except ScenarioInvalid:  # the run's grants no longer fit (a capacity lowered): published
-        mine = tuple(r for r in own if r not in published)
-        known = apply_changes(scenario, Changes(refuse=(*others, *mine)))
+    own = [k for k in there if k in granted and k not in published]
+    others = [k for k in there if k not in granted and k not in published]
+    # Its own grants of the run, each while it still fits beside the published ones and
+    # those before it (a capacity lowered since may leave no room for some).
+    kept: list[str] = []
+    for key in own:
+        if _fits_known(scenario, [*kept, key], others + own):
+            kept.append(key)
+    known = apply_changes(
+        scenario,
+        Changes(grant=tuple(kept), refuse=tuple(others + [k for k in own if k not in kept])),
+    )
     incidents: list[dict[str, Any]] = match_json(decide_match(known, match.key))["incidents"]
     return incidents
+
+
+def _fits_known(scenario: Any, granted: list[str], candidates: list[str]) -> bool:
+    out = tuple(k for k in candidates if k not in granted)
+    try:
+        apply_changes(scenario, Changes(grant=tuple(granted), refuse=out))
+    except ScenarioInvalid:
+        return False
+    return True
 
 
 def changed_since_run(user: User, match: m.Match, run: m.DecisionRun | None) -> bool:
