@@ -87,10 +87,10 @@ def test_an_admin_lowering_a_capacity_while_an_officer_publishes_never_overbooks
     for a publish in progress and then sees its locked grants (the edit is refused), or
     the publish waits and finds its run stale. Without the lock the check passed on the
     rows as they were before the publish, and both committed: 46 locked in a room of 40."""
-    import json
     import time
 
     from django.test import Client
+    from test_admin import zone_form
 
     setup_match()
     do_add_user("ed", "officer", "man-united", "pw")
@@ -111,12 +111,7 @@ def test_an_admin_lowering_a_capacity_while_an_officer_publishes_never_overbooks
             assert published.wait(10)
             client = Client()
             client.force_login(User.objects.get(username="boss"))
-            form = {
-                "venue": tunnel.venue_id, "key": "tunnel", "name": tunnel.name, "capacity": 40,
-                "capacity_by_phase": json.dumps(tunnel.capacity_by_phase),
-                "via": json.dumps(tunnel.via), "occupant": tunnel.occupant,
-                "closed": json.dumps(tunnel.closed), "position": tunnel.position,
-            }  # fmt: skip
+            form = zone_form(tunnel, capacity=40)
             answers.append(
                 client.post(f"/admin/pitchpass/zone/{tunnel.pk}/change/", form).status_code
             )
@@ -131,11 +126,11 @@ def test_an_admin_lowering_a_capacity_while_an_officer_publishes_never_overbooks
 def test_an_admin_edit_takes_the_match_lock_before_it_writes_a_row() -> None:
     """As every other change does: then it can never hold a zone's row while waiting for
     a match that a load (which locks its matches, then writes zones) holds: a deadlock."""
-    import json
     import time
 
     from django.db.utils import OperationalError
     from django.test import Client
+    from test_admin import zone_form
 
     setup_match()
     do_add_user("boss", "admin", None, "pw")
@@ -158,12 +153,7 @@ def test_an_admin_edit_takes_the_match_lock_before_it_writes_a_row() -> None:
             assert holding.wait(10)
             client = Client()
             client.force_login(User.objects.get(username="boss"))
-            form = {
-                "venue": tunnel.venue_id, "key": "tunnel", "name": tunnel.name, "capacity": 50,
-                "capacity_by_phase": json.dumps(tunnel.capacity_by_phase),
-                "via": json.dumps(tunnel.via), "occupant": tunnel.occupant,
-                "closed": json.dumps(tunnel.closed), "position": tunnel.position,
-            }  # fmt: skip
+            form = zone_form(tunnel, capacity=50)
             assert (
                 client.post(f"/admin/pitchpass/zone/{tunnel.pk}/change/", form).status_code == 302
             )
