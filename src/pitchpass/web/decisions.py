@@ -223,7 +223,7 @@ def do_publish(user: User, match_key: str) -> list[str]:
             )
         rows = match.requests.filter(decisions__run=run, decisions__status="granted", locked=False)
         newly = sorted(rows.values_list("key", flat=True))
-        already = sorted(match.requests.filter(locked=True).values_list("key", flat=True))
+        already = sorted(published_keys(match))
         m.Request.objects.filter(pk__in=[r.pk for r in rows]).update(locked=True)
         changed(match)
         # The run stays current: publishing locked its own grants and changed no decision.
@@ -296,14 +296,15 @@ def _as_known(user: User, match: m.Match, run: m.DecisionRun | None) -> list[dic
     there = [r.id for r in scenario.requests_of(match.key)]  # revoked ones are not
     seen = list(access.seen_requests(user, match))
     granted = {k for k, d in decided_in(run, seen).items() if d["status"] == "granted"}
-    published = set(match.requests.filter(locked=True).values_list("key", flat=True))
+    published = published_keys(match)
     own = [k for k in there if k in granted and k not in published]
     others = [k for k in there if k not in granted and k not in published]
     # Its own grants of the run, each while it still fits beside the published ones and
     # those before it (a capacity lowered since may leave no room for some).
     kept: list[str] = []
     for key in own:
-        if _fits_known(scenario, [*kept, key], others + own):
+        out = [k for k in others + own if k not in (*kept, key)]
+        if _fits(scenario, Changes(grant=(*kept, key), refuse=tuple(out))):
             kept.append(key)
     known = apply_changes(
         scenario,
@@ -311,15 +312,6 @@ def _as_known(user: User, match: m.Match, run: m.DecisionRun | None) -> list[dic
     )
     incidents: list[dict[str, Any]] = match_json(decide_match(known, match.key))["incidents"]
     return incidents
-
-
-def _fits_known(scenario: Any, granted: list[str], candidates: list[str]) -> bool:
-    out = tuple(k for k in candidates if k not in granted)
-    try:
-        apply_changes(scenario, Changes(grant=tuple(granted), refuse=out))
-    except ScenarioInvalid:
-        return False
-    return True
 
 
 def changed_since_run(user: User, match: m.Match, run: m.DecisionRun | None) -> bool:
@@ -372,20 +364,21 @@ def _kept_overrides(match: m.Match, scenario: Any) -> list[dict[str, str]]:
         if o["request"] in there
         and (o["status"] == "refused" or not _beyond_override(scenario, match.key, o["request"]))
     ]
-    if _fits(scenario, kept):
+    if _fits(scenario, _as_changes(kept)):
         return kept
     # Some grant no longer fits: keep the grants, in the order they were made, that fit
     # beside the published ones and the grants kept before them; the others lapse.
     fitting = [o for o in kept if o["status"] == "refused"]
     for grant in (o for o in kept if o["status"] == "granted"):
-        if _fits(scenario, [*fitting, grant]):
+        if _fits(scenario, _as_changes([*fitting, grant])):
             fitting.append(grant)
     return [o for o in kept if o in fitting]  # in the order they were made
 
 
-def _fits(scenario: Any, overrides: list[dict[str, str]]) -> bool:
+def _fits(scenario: Any, changes: Changes) -> bool:
+    """Whether the changes can be made: what they lock fits beside the published grants."""
     try:
-        apply_changes(scenario, _as_changes(overrides))
+        apply_changes(scenario, changes)
     except ScenarioInvalid:
         return False
     return True
@@ -394,12 +387,17 @@ def _fits(scenario: Any, overrides: list[dict[str, str]]) -> bool:
 def overrides_in_effect(match: m.Match) -> list[dict[str, str]]:
     """The current run's overrides that a decide would drop: those that still stand (see
     `_kept_overrides`), but for grants by hand since published (they stand as published)."""
-    published = set(match.requests.filter(locked=True).values_list("key", flat=True))
+    published = published_keys(match)
     return [
         o
         for o in _kept_overrides(match, scenario_of(match))
         if not (o["status"] == "granted" and o["request"] in published)
     ]
+
+
+def published_keys(match: m.Match) -> set[str]:
+    """The ids of the match's published grants."""
+    return set(match.requests.filter(locked=True).values_list("key", flat=True))
 
 
 def _as_changes(overrides: list[dict[str, str]]) -> Changes:
@@ -416,7 +414,7 @@ def _hide_others(user: User, match: m.Match, incidents: list[dict[str, Any]]) ->
     if access.manages(user, match):
         return incidents
     own = set(access.seen_requests(user, match).values_list("key", flat=True))
-    published = set(match.requests.filter(locked=True).values_list("key", flat=True))
+    published = published_keys(match)
 
     def shown(source: dict[str, Any]) -> dict[str, Any] | None:
         if source["source"] != "request" or source["id"] in own:

@@ -102,7 +102,7 @@ def render_board(
     closes = services.closes_at(match)
     stale = run is not None and decisions.changed_since_run(user, match, run)  # as theirs
     unpublished = {r.key for r in visible if not r.locked}
-    published = set(match.requests.filter(locked=True).values_list("key", flat=True))
+    published = decisions.published_keys(match)
     proposed = [
         d["request"]
         for d in (run.output["decisions"] if run else [])
@@ -133,7 +133,7 @@ def render_board(
         cameras=match.venue.cameras.select_related("zone", "operator"),
         closes=closes,
         open=closes is not None and timezone.now() <= closes,  # None: the match is broken
-        access=_access(user, match),
+        access=_access(user, match, zones),
         error=error,
         typed=typed or {},
         address=reverse("pitchpass:board", args=[match.key]) if at_board else None,
@@ -166,13 +166,12 @@ def _incidents(user: User, match: m.Match) -> list[dict[str, Any]]:
     return out
 
 
-def _access(user: User, match: m.Match) -> list[dict[str, Any]] | None:
+def _access(user: User, match: m.Match, zones: list[m.Zone]) -> list[dict[str, Any]] | None:
     """The access list, for stewards and for those who manage the match."""
     if access.profile(user).role != "steward" and not access.manages(user, match):
         return None
     published = match.requests.filter(locked=True).select_related("by", "zone")
     phases = list(match.competition.phases.values_list("key", flat=True))
-    zones = list(match.venue.zones.all())
     return board.access_list(published.order_by("zone__position", "position"), zones, phases)
 
 
