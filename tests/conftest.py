@@ -16,3 +16,5 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pitchpass.web.settings")
 import django
 
 django.setup()
+
+import profiles  # noqa: E402, F401  # Hypothesis: the `ci` profile unless HYPOTHESIS_PROFILE says

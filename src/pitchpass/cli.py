@@ -103,9 +103,10 @@ def what_if_command(
     if as_json:
         _print_json(what_if_json(result))
     else:
+        from pitchpass.core.overrides import only_if
         from pitchpass.terminal import print_what_if
 
-        print_what_if(out, scenario, result)
+        print_what_if(out, scenario, result, only_if(scenario, changes.grant))
 
 
 @app.command()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rich.console import Console, Group
 from rich.table import Table
@@ -11,6 +11,7 @@ from rich.text import Text
 from pitchpass.core import MatchResult, Scenario
 from pitchpass.core.codes import Status
 from pitchpass.core.coverage import Coverage, Source
+from pitchpass.core.reasons import Reason
 from pitchpass.core.whatif import WhatIf
 
 
@@ -134,7 +135,26 @@ def print_decisions(console: Console, scenario: Scenario, results: Sequence[Matc
         console.print()
 
 
-def print_what_if(console: Console, scenario: Scenario, result: WhatIf) -> None:
+def print_what_if(
+    console: Console,
+    scenario: Scenario,
+    result: WhatIf,
+    only_if: Mapping[str, Sequence[Reason]] | None = None,
+) -> None:
+    """The changes, then the grants made "only if" (what they set aside, which no
+    officer's grant by hand could: docs/scenario-extensions.md)."""
+    _print_changes(console, scenario, result)
+    for request_id, reasons in (only_if or {}).items():
+        console.print(
+            Text.assemble(
+                (f"{request_id} is granted here only if: ", "bold yellow"),
+                "; ".join(r.text for r in reasons),
+                " (no grant by hand sets this aside)",
+            )
+        )
+
+
+def _print_changes(console: Console, scenario: Scenario, result: WhatIf) -> None:
     if not result.changes and not result.incidents:
         console.print("No decision and no incident's coverage would change.")
         return

@@ -77,6 +77,23 @@ def test_what_if_tables_for_more_places() -> None:
     assert "caught by nobody -> caught by r24" in result.stdout
 
 
+def test_what_if_grant_without_consent_is_granted_only_if(tmp_path: Path) -> None:
+    """--grant locks the request as SCENARIO.md says (the JSON is the contract's), and the
+    table says what no grant by hand would set aside (docs/scenario-extensions.md)."""
+    text = SEED.read_text()
+    without = tmp_path / "no-consent.yaml"
+    without.write_text(text.replace("consent: [man-city]", "consent: []"))
+    assert "consent: [man-city]" in text
+    table = run("what-if", without, "--grant", "r24")
+    assert table.exit_code == 0
+    line = next(x for x in table.stdout.splitlines() if "only if" in x)
+    assert line.startswith("r24 is granted here only if: away-dressing-room belongs to man-city")
+    out = json.loads(run("what-if", without, "--grant", "r24", "--json").stdout)
+    assert list(out) == ["changes", "incidents", "result"]
+    assert {"request": "r24", "before": "refused", "after": "granted"} in out["changes"]
+    assert "only if" not in run("what-if", SEED, "--grant", "r24").stdout
+
+
 def test_what_if_with_nothing_changed_says_so() -> None:
     result = run("what-if", SEED, "--capacity", "tunnel@post-match=47")
     assert result.exit_code == 0

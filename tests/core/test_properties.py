@@ -13,8 +13,10 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from profiles import examples
 
 try:
     from .oracle import (
@@ -347,12 +349,7 @@ def what_if_cases(
 # --------------------------------------------------------------------------- properties
 
 
-@settings(
-    max_examples=250,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@settings(max_examples=examples(250))
 @given(doc=scenarios())
 def test_decide_matches_oracle(engine: Any, doc: dict[str, Any]) -> None:
     expected = oracle_decide(copy.deepcopy(doc))
@@ -360,12 +357,7 @@ def test_decide_matches_oracle(engine: Any, doc: dict[str, Any]) -> None:
     assert_same(actual, expected)
 
 
-@settings(
-    max_examples=150,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@settings(max_examples=examples(150))
 @given(case=what_if_cases())
 def test_what_if_matches_oracle(
     engine: Any, case: tuple[dict[str, Any], list[str], list[str], dict[str, int]]
@@ -781,9 +773,7 @@ def test_oracle_what_if_diff() -> None:
     assert not locked_within_capacity(apply_what_if(doc, ["a", "b"], [], {}))
 
 
-@settings(
-    max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
-)
+@settings(max_examples=examples(60))
 @given(doc=scenarios())
 def test_oracle_invariants(doc: dict[str, Any]) -> None:
     """Self-checks of the oracle on generated scenarios: granted sets fit; refusals explained."""

@@ -85,9 +85,9 @@ def test_a_failed_action_shows_the_error_and_keeps_the_typed_reason(site) -> Non
     page = response.content.decode()
     alert = re.search(r'<p class="note error" role="alert">(.*?)</p>', page, re.S)
     assert response.status_code == 409 and alert is not None, page[-3000:]
-    assert alert[1].startswith(
-        "r24: with these changes, published grants and grants by hand alone need 48 places"
-    )
+    # The numbers of the cell, and the way forward: the capacity it would need.
+    assert alert[1].startswith("r24: tunnel, post-match: 46 of 46 places taken by 23 published")
+    assert "capacity tunnel@post-match=48" in alert[1]
     assert 'value="the story"' in page and page.count("<details open>") == 1
 
 

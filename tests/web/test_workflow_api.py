@@ -222,14 +222,20 @@ def test_what_if_over_the_api_equals_the_cli(api) -> None:
     expected = what_if_document(
         store.export(MATCH), grant=["r24"], capacity={"tunnel@post-match": 48}
     )
-    assert answer.json() == expected
+    got = answer.json()
+    assert got.pop("only_if") == []  # the API's own: grants that set something aside
+    assert got == expected
     bad = post(api["officer"], "/what-if", {"grant": ["r99"]})
     assert bad.status_code == 400 and bad.json()["path"] == "grant"
     post(api["officer"], "/decide")
     post(api["officer"], "/publish")
     full = post(api["officer"], "/what-if", {"grant": ["r24"], "capacity": {"tunnel@arrival": 9}})
-    assert full.status_code == 400 and full.json()["path"] == "grant, capacity"  # not --flags
-    assert "published grants and grants by hand alone need 48 places" in full.json()["message"]
+    assert full.status_code == 409 and full.json()["code"] == "no-room"
+    assert full.json()["path"] == "grant"  # the body's field, not a --flag
+    assert full.json()["message"].startswith("r24: tunnel, post-match: 46 of 46 places")
+    too_small = post(api["officer"], "/what-if", {"capacity": {"tunnel@post-match": 9}})
+    assert too_small.status_code == 400 and too_small.json()["path"] == "capacity"
+    assert "published grants and grants by hand alone need 46 places" in too_small.json()["message"]
 
 
 def test_export_over_the_api_is_the_scenario(api) -> None:
@@ -275,7 +281,34 @@ def test_an_override_cannot_push_past_published_grants(api) -> None:
     post(api["officer"], "/decide")
     post(api["officer"], "/publish")
     response = post(api["officer"], "/requests/r24/override", {"status": "granted", "reason": "x"})
-    assert response.status_code == 409 and "tunnel" in response.json()["message"]
+    assert response.status_code == 409 and response.json()["code"] == "no-room"
+    message = response.json()["message"]
+    assert message.startswith("r24: tunnel, post-match: 46 of 46 places taken by 23 published")
+    assert "capacity tunnel@post-match=48" in message  # the way forward, in numbers
+    # What-if's grant is the same grant by hand: the same code, word for word.
+    what_if = post(api["officer"], "/what-if", {"grant": ["r24"]})
+    assert what_if.status_code == 409 and what_if.json() == response.json() | {"path": "grant"}
+    # With the places the message names, both work.
+    more = post(
+        api["officer"], "/what-if", {"grant": ["r24"], "capacity": {"tunnel@post-match": 48}}
+    )
+    assert more.status_code == 200 and more.json()["changes"][0]["after"] == "granted"
+
+
+def test_a_grant_without_the_clubs_consent_is_only_if_in_what_if_and_refused_by_hand(
+    api,
+) -> None:
+    """What-if answers as if Manchester City had consented and says "only if"; the
+    override refuses the grant, with the same reason (docs/scenario-extensions.md)."""
+    post(api["away"], "/requests/r24/consent", {"given": False})
+    post(api["officer"], "/decide")
+    what_if = post(api["officer"], "/what-if", {"grant": ["r24"]}).json()
+    assert [c["request"] for c in what_if["changes"] if c["after"] == "granted"] == ["r24"]
+    [only] = what_if["only_if"]
+    assert only["request"] == "r24" and [r["code"] for r in only["reasons"]] == ["no-consent"]
+    override = post(api["officer"], "/requests/r24/override", {"status": "granted", "reason": "x"})
+    assert override.status_code == 409 and override.json()["code"] == "cannot-override"
+    assert only["reasons"][0]["text"] in override.json()["message"]
 
 
 def test_ids_of_media_are_their_own_so_a_clash_tells_of_nobody_else(api) -> None:

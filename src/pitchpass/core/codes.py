@@ -12,12 +12,17 @@ class ReasonCode(StrEnum):
     CLOSED = "closed"
     NO_CONSENT = "no-consent"
     CAPACITY = "capacity"
+    OVERRIDE = "override"  # refused by hand: the officer's written reason (the desk's own)
 
 
 class Status(StrEnum):
     GRANTED = "granted"
     REFUSED = "refused"
     REMOVED = "removed"  # only in what-if changes: the request was taken out
+    # Only on the desk (the web app), never in a decide: a published grant taken back,
+    # and a request sent or changed since the last decide.
+    REVOKED = "revoked"
+    WAITING = "waiting"
 
 
 class Mode(StrEnum):

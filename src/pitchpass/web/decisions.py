@@ -18,10 +18,18 @@ from pitchpass.core import (
     apply_changes,
     decide_match,
     parse_capacity,
-    what_if,
     what_if_json,
 )
-from pitchpass.core.policy import beyond_override, tier_of
+from pitchpass.core.codes import ReasonCode, Status
+from pitchpass.core.model import Scenario
+from pitchpass.core.overrides import (
+    Override,
+    decide_overridden,
+    grant_blockers,
+    only_if,
+    what_if_overridden,
+)
+from pitchpass.core.overrides import standing as standing_overrides
 from pitchpass.core.report import match_json
 from pitchpass.web import access
 from pitchpass.web import models as m
@@ -72,19 +80,19 @@ def _save_run(
     return run
 
 
-OVERRIDE = "override"  # the reason code of a refusal an officer made by hand
-
-
 def do_override(
     user: User, match_key: str, request_id: str, status: str, reason: str
 ) -> dict[str, Any]:
-    """Change one decision of the current proposal by hand, with a written reason. A grant
-    is made as `what-if --grant` makes it (others may be bumped; it must fit beside the
-    published grants); a refusal as `--refuse`, then listed refused with the reason.
-    Overrides made before stay in effect until the next `decide`. Locks the match."""
+    """Change one decision of the current proposal by hand, with a written reason: the
+    core's overrides (docs/scenario-extensions.md). A grant is made as `what-if --grant`
+    makes it (others may be bumped) and only where it can be: a zone closed on the way or
+    a club's own room without its consent is `cannot-override`, no room beside the
+    published grants and the other grants by hand `no-room` (as what-if says it). A
+    refusal is made as `--refuse`, then listed refused with the reason. Overrides made
+    before stay in effect until the next `decide`. Locks the match."""
     check_text(reason, "reason")
 
-    if status not in ("granted", "refused"):
+    if status not in (Status.GRANTED, Status.REFUSED):
         raise ServiceError(
             ErrorCode.INVALID, f"{request_id}: status must be granted or refused", "status"
         )
@@ -100,27 +108,19 @@ def do_override(
         row = match.requests.filter(key=request_id).first()
         if row is None:
             raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "request")
-        if row.locked and status == "refused":
+        if row.locked and status == Status.REFUSED:
             raise ServiceError(
                 ErrorCode.PUBLISHED, f"{request_id}: a published grant is revoked, not overridden"
             )
         if row.revoked:
             raise ServiceError(ErrorCode.CONFLICT, f"{request_id} was revoked: {row.revoked}")
         scenario = scenario_of(match)
-        if status == "granted":
-            _check_grantable(scenario, match.key, request_id)
         kept = _kept_overrides(match, scenario)  # not those withdrawn or lapsed since
-        overrides = [o for o in kept if o["request"] != request_id]
-        overrides.append({"request": request_id, "status": status, "reason": reason})
-        try:
-            result = what_if(scenario, _as_changes(overrides), [match.key])
-        except ScenarioInvalid as invalid:
-            message = _in_web_words(invalid.problems[0].message)
-            raise ServiceError(ErrorCode.CONFLICT, f"{request_id}: {message}") from None
-        output = match_json(result.after[0])
-        output["decisions"] = _with_refusals(
-            scenario, match.key, output["decisions"], _refusals(overrides)
-        )
+        if status == Status.GRANTED:
+            check_grant(scenario, match.key, kept, request_id)
+        overrides = [o for o in kept if o.request != request_id]
+        overrides.append(Override(request_id, Status(status), reason))
+        output = match_json(decide_overridden(scenario, match.key, overrides).result)
         before = next(
             (
                 {"status": d["status"], "reasons": d["reasons"]}
@@ -129,57 +129,38 @@ def do_override(
             ),
             None,  # submitted since the run was made
         )
-        _save_run(match, user, output, overrides)
+        _save_run(match, user, output, [_stored(o) for o in overrides])
         audit(user, "override", match, request_id, before, {"status": status, "reason": reason})
         return output
 
 
-def _check_grantable(scenario: Any, match_key: str, request_id: str) -> None:
-    """A grant by hand overrides the policy's order, room and deadline, never another's
-    say (the core's `beyond_override`): a 409 naming what stands in the way."""
-    reasons = _beyond_override(scenario, match_key, request_id)
-    if reasons:
+def check_grant(
+    scenario: Scenario,
+    match_key: str,
+    kept: list[Override],
+    request_id: str,
+    room_only: bool = False,
+) -> None:
+    """A grant by hand of the request on top of the `kept` overrides, or a 409 that
+    names what stands in the way and what would make it work. What-if checks its ticked
+    grants with `room_only` (it answers the others "only if")."""
+    blockers = grant_blockers(scenario, match_key, kept, request_id)
+    beyond = [r for r in blockers if r.code is not ReasonCode.CAPACITY]
+    if beyond and not room_only:
         raise ServiceError(
-            ErrorCode.CONFLICT,
-            f"{request_id}: {'; '.join(reasons)}; a grant by hand does not set that aside",
+            ErrorCode.CANNOT_OVERRIDE,
+            f"{request_id}: {'; '.join(r.text for r in beyond)}; a grant by hand does not"
+            " set that aside",
         )
-
-
-def _beyond_override(scenario: Any, match_key: str, request_id: str) -> list[str]:
-    match = scenario.match(match_key)
-    venue = scenario.venue(match.venue)
-    request = next(r for r in scenario.requests_of(match_key) if r.id == request_id)
-    return [r.text for r in beyond_override(request, match, venue, scenario.policy)]
-
-
-def _with_refusals(
-    scenario: Any, match_key: str, decisions: list[dict[str, Any]], refusals: dict[str, str]
-) -> list[dict[str, Any]]:
-    """The decisions in document order, the requests refused by hand (id -> the officer's
-    reason) put back as refused, in their tier, with the reason code `override`."""
-    match = scenario.match(match_key)
-    decided = {d["request"]: d for d in decisions}
-    out = []
-    for r in scenario.requests_of(match_key):
-        if r.id in refusals:
-            organisation = scenario.organisation(r.by)
-            partners = scenario.competition.partners
-            _, tier = tier_of(r, organisation, match, scenario.policy, partners)
-            reason = {"code": OVERRIDE, "text": refusals[r.id]}
-            out.append({"request": r.id, "status": "refused", "tier": tier, "reasons": [reason]})
-        elif r.id in decided:
-            out.append(decided[r.id])
-    return out
-
-
-def _in_web_words(message: str) -> str:
-    """A core problem as the pages say it: a locked request is a published grant or a
-    grant by hand (what-if --grant locks, as an override does)."""
-    return message.replace("locked requests alone", "published grants and grants by hand alone")
-
-
-def _refusals(overrides: list[dict[str, str]]) -> dict[str, str]:
-    return {o["request"]: o["reason"] for o in overrides if o["status"] == "refused"}
+    full = [r for r in blockers if r.code is ReasonCode.CAPACITY]
+    if full:
+        more = ", ".join(f"{r.zone}@{r.phase}={(r.used or 0) + (r.needed or 0)}" for r in full)
+        raise ServiceError(
+            ErrorCode.NO_ROOM,
+            f"{request_id}: {'; '.join(r.text for r in full)}: a grant by hand must fit beside"
+            f" the published grants and the other grants by hand; revoke one there, or add"
+            f" places (capacity {more})",
+        )
 
 
 def current_decisions(user: User, match_key: str) -> dict[str, Any]:
@@ -299,18 +280,13 @@ def _as_known(user: User, match: m.Match, run: m.DecisionRun | None) -> list[dic
     published = published_keys(match)
     own = [k for k in there if k in granted and k not in published]
     others = [k for k in there if k not in granted and k not in published]
-    # Its own grants of the run, each while it still fits beside the published ones and
-    # those before it (a capacity lowered since may leave no room for some).
-    kept: list[str] = []
-    for key in own:
-        out = [k for k in others + own if k not in (*kept, key)]
-        if _fits(scenario, Changes(grant=(*kept, key), refuse=tuple(out))):
-            kept.append(key)
-    known = apply_changes(
-        scenario,
-        Changes(grant=tuple(kept), refuse=tuple(others + [k for k in own if k not in kept])),
-    )
-    incidents: list[dict[str, Any]] = match_json(decide_match(known, match.key))["incidents"]
+    # Its own grants of the run, as grants by hand: each while it still fits beside the
+    # published ones and those before it (a capacity lowered since may leave no room).
+    overrides = [Override(k, Status.GRANTED, "") for k in own]
+    overrides += [Override(k, Status.REFUSED, "") for k in others]
+    incidents: list[dict[str, Any]] = match_json(
+        decide_overridden(scenario, match.key, overrides).result
+    )["incidents"]
     return incidents
 
 
@@ -335,53 +311,35 @@ def standing(match: m.Match, leaving_out: str | None = None) -> dict[str, Any]:
     scenario = scenario_of(match)
     if leaving_out in {r.id for r in scenario.requests}:
         scenario = apply_changes(scenario, Changes(refuse=(leaving_out or "",)))
-    kept = _kept_overrides(match, scenario)
-    if not kept:
-        return {**match_json(decide_match(scenario, match.key)), "by_hand": []}
-    result = what_if(scenario, _as_changes(kept), [match.key])
-    output = match_json(result.after[0])
-    output["decisions"] = _with_refusals(scenario, match.key, output["decisions"], _refusals(kept))
-    output["by_hand"] = [o["request"] for o in kept]
-    return output
+    overridden = decide_overridden(scenario, match.key, _run_overrides(match))
+    return {
+        **match_json(overridden.result),
+        "by_hand": [o.request for o in overridden.kept],
+    }
 
 
-def _kept_overrides(match: m.Match, scenario: Any) -> list[dict[str, str]]:
-    """The current run's overrides that still stand. An override is of a request as it
-    was: one withdrawn, changed or given or refused consent since the run (a request sent
-    again under the same id too) is decided afresh. A grant by hand also lapses when it no
-    longer could be made (a zone closed since) or no longer fits beside the published
-    grants (a capacity lowered); refusals by hand stay."""
+def _run_overrides(match: m.Match) -> list[Override]:
+    """The current run's overrides of requests as the run saw them. An override is of a
+    request as it was: one withdrawn, changed or given or refused consent since the run (a
+    request sent again under the same id too) is decided afresh."""
     run = match.runs.order_by("-number").first()
-    if run is None:
+    if run is None or not run.overrides:
         return []
     as_run_saw = set(
         match.requests.filter(changed_in__lte=run.version).values_list("key", flat=True)
     )
-    there = {r.id for r in scenario.requests_of(match.key)} & as_run_saw
-    kept = [
-        o
+    return [
+        Override(o["request"], Status(o["status"]), o["reason"])
         for o in run.overrides
-        if o["request"] in there
-        and (o["status"] == "refused" or not _beyond_override(scenario, match.key, o["request"]))
+        if o["request"] in as_run_saw
     ]
-    if _fits(scenario, _as_changes(kept)):
-        return kept
-    # Some grant no longer fits: keep the grants, in the order they were made, that fit
-    # beside the published ones and the grants kept before them; the others lapse.
-    fitting = [o for o in kept if o["status"] == "refused"]
-    for grant in (o for o in kept if o["status"] == "granted"):
-        if _fits(scenario, _as_changes([*fitting, grant])):
-            fitting.append(grant)
-    return [o for o in kept if o in fitting]  # in the order they were made
 
 
-def _fits(scenario: Any, changes: Changes) -> bool:
-    """Whether the changes can be made: what they lock fits beside the published grants."""
-    try:
-        apply_changes(scenario, changes)
-    except ScenarioInvalid:
-        return False
-    return True
+def _kept_overrides(match: m.Match, scenario: Scenario) -> list[Override]:
+    """The current run's overrides that still stand (the core's `standing`: a grant by
+    hand lapses, alone, when it could no longer be made or no longer fits beside the
+    published grants and the grants by hand made before it)."""
+    return list(standing_overrides(scenario, match.key, _run_overrides(match))[0])
 
 
 def overrides_in_effect(match: m.Match) -> list[dict[str, str]]:
@@ -389,22 +347,20 @@ def overrides_in_effect(match: m.Match) -> list[dict[str, str]]:
     `_kept_overrides`), but for grants by hand since published (they stand as published)."""
     published = published_keys(match)
     return [
-        o
+        _stored(o)
         for o in _kept_overrides(match, scenario_of(match))
-        if not (o["status"] == "granted" and o["request"] in published)
+        if not (o.status is Status.GRANTED and o.request in published)
     ]
+
+
+def _stored(override: Override) -> dict[str, str]:
+    """An override as a run keeps it."""
+    return {"request": override.request, "status": override.status, "reason": override.reason}
 
 
 def published_keys(match: m.Match) -> set[str]:
     """The ids of the match's published grants."""
     return set(match.requests.filter(locked=True).values_list("key", flat=True))
-
-
-def _as_changes(overrides: list[dict[str, str]]) -> Changes:
-    return Changes(
-        grant=tuple(o["request"] for o in overrides if o["status"] == "granted"),
-        refuse=tuple(o["request"] for o in overrides if o["status"] == "refused"),
-    )
 
 
 def _hide_others(user: User, match: m.Match, incidents: list[dict[str, Any]]) -> list[Any]:
@@ -428,7 +384,12 @@ def _hide_others(user: User, match: m.Match, incidents: list[dict[str, Any]]) ->
 
 
 def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, Any]:
-    """`pitchpass what-if --json` for one stored match; changes nothing."""
+    """`pitchpass what-if --json` for one stored match; changes nothing. "Before" is the
+    match as it stands, the current run's overrides in effect; the ticks come on top of
+    them (a tick wins over an override of the same request). A ticked grant is a grant by
+    hand: one with no room is the override's `no-room`, word for word; one that a grant by
+    hand could not make (a zone closed, no consent) is answered as if it could, and listed
+    in `only_if` with what it sets aside."""
     match = check_manages(user, match_key)
     for field in ("grant", "refuse"):
         ticked = [t for t in body.get(field) or () if isinstance(t, str)]
@@ -449,18 +410,51 @@ def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, A
                 for k, n in (body.get("capacity") or {}).items()
             ),
         )
-        # "Before" is the match as it stands, the current run's overrides in effect; the
-        # ticks come on top of them (a tick wins over an override of the same request).
-        kept = _kept_overrides(match, scenario)
-        answer = what_if_json(what_if(scenario, changes, [match.key], base=_as_changes(kept)))
+        overrides = _run_overrides(match)
+        kept = list(standing_overrides(scenario, match.key, overrides)[0])
+        _check_room(scenario, match.key, kept, changes)
+        result = what_if_overridden(scenario, match.key, overrides, changes)
     except ScenarioInvalid as invalid:
         problem = invalid.problems[0]
         message = _in_web_words(problem.message)
         path = ", ".join(p.strip().lstrip("-") for p in problem.path.split(","))  # the body's
         raise ServiceError(ErrorCode.INVALID, message, path) from None
-    # The result lists every request, as the board does: those refused by hand that no
-    # tick grants are there as refused, with the officer's reason.
-    standing = {k: v for k, v in _refusals(kept).items() if k not in changes.grant}
-    result = answer["result"]["matches"][0]
-    result["decisions"] = _with_refusals(scenario, match.key, result["decisions"], standing)
+    answer = what_if_json(result)
+    answer["only_if"] = [
+        {"request": key, "reasons": [r.as_json() for r in reasons]}
+        for key, reasons in only_if(scenario, changes.grant).items()
+    ]
     return answer
+
+
+def _check_room(scenario: Scenario, match_key: str, kept: list[Override], changes: Changes) -> None:
+    """Each grant by hand of the what-if (those kept that no tick undoes, then the
+    ticked ones) fits, with the capacities changed, beside the published grants and the
+    grants by hand before it; else the override's `no-room` for the first that does not."""
+    ticked = set(changes.grant) | set(changes.refuse)
+    if changes.capacity:
+        _check_changes(scenario, Changes(capacity=changes.capacity))
+        scenario = apply_changes(scenario, Changes(capacity=changes.capacity))
+    before = [o for o in kept if o.request not in ticked]
+    grants = [o for o in before if o.status is Status.GRANTED] + [
+        Override(key, Status.GRANTED, "what-if") for key in changes.grant
+    ]
+    made: list[Override] = [o for o in before if o.status is Status.REFUSED]
+    for grant in grants:
+        if any(r.id == grant.request for r in scenario.requests_of(match_key)):
+            try:
+                check_grant(scenario, match_key, made, grant.request, room_only=True)
+            except ServiceError as error:  # the override's words; the body's field
+                raise ServiceError(error.code, error.message, "grant") from None
+        made.append(grant)
+
+
+def _check_changes(scenario: Scenario, changes: Changes) -> None:
+    """The core's problems with the changes themselves (an unknown zone, say) first."""
+    apply_changes(scenario, changes)
+
+
+def _in_web_words(message: str) -> str:
+    """A core problem as the pages say it: a locked request is a published grant or a
+    grant by hand (what-if --grant locks, as an override does)."""
+    return message.replace("locked requests alone", "published grants and grants by hand alone")

@@ -21,6 +21,10 @@ class ErrorCode(StrEnum):
     NOT_DECIDED = "not-decided"  # 409: decide the match first
     PUBLISHED = "published"  # 409: a published grant is revoked, not changed or withdrawn
     STALE_RUN = "stale-run"  # 409: requests changed since the run was made; decide again
+    NO_ROOM = "no-room"  # 409: a grant by hand (or what-if's) does not fit beside published ones
+    CANNOT_OVERRIDE = (
+        "cannot-override"  # 409: closed, or no consent: no grant by hand sets it aside
+    )
     INTERNAL = "internal"  # 500: a fault of the server (logged)
     SOLVER_FAILED = "solver-failed"  # 503: the solver did not prove its answer in time
 
@@ -37,6 +41,8 @@ STATUS = {
     ErrorCode.NOT_DECIDED: 409,
     ErrorCode.PUBLISHED: 409,
     ErrorCode.STALE_RUN: 409,
+    ErrorCode.NO_ROOM: 409,
+    ErrorCode.CANNOT_OVERRIDE: 409,
     ErrorCode.INTERNAL: 500,
     ErrorCode.SOLVER_FAILED: 503,
 }
