@@ -177,20 +177,38 @@ def with_refusals(
 def _crowded_by(
     scenario: Scenario, result: MatchResult, kept: Sequence[Override]
 ) -> dict[str, tuple[Override, ...]]:
-    """For each request refused for room: the grants by hand (not published before)
-    holding places in a zone and phase where it found none."""
-    original = {r.id: r for r in scenario.requests_of(result.match.id)}
-    grants = [o for o in kept if o.status is Status.GRANTED and not original[o.request].locked]
+    full = {
+        d.request.id: {
+            (r.zone or "", r.phase or "") for r in d.reasons if r.code is ReasonCode.CAPACITY
+        }
+        for d in result.decisions
+    }
+    return crowding(scenario, result.match.id, kept, full)
+
+
+def crowding(
+    scenario: Scenario,
+    match_id: str,
+    kept: Sequence[Override],
+    full: Mapping[str, Iterable[Cell]],
+) -> dict[str, tuple[Override, ...]]:
+    """For each request refused for room (id -> the zones and phases where it found
+    none): the grants by hand (not of a request published before) holding places there."""
+    original = {r.id: r for r in scenario.requests_of(match_id)}
+    grants = [
+        o
+        for o in kept
+        if o.status is Status.GRANTED and o.request in original and not original[o.request].locked
+    ]
     if not grants:
         return {}
-    venue = scenario.venue(result.match.venue)
+    venue = scenario.venue(scenario.match(match_id).venue)
     cells = {o.request: set(footprint(original[o.request], venue)) for o in grants}
     out = {}
-    for decision in result.decisions:
-        full = {(r.zone, r.phase) for r in decision.reasons if r.code is ReasonCode.CAPACITY}
-        holders = tuple(o for o in grants if cells[o.request] & full)
+    for request_id, where in full.items():
+        holders = tuple(o for o in grants if cells[o.request] & set(where))
         if holders:
-            out[decision.request.id] = holders
+            out[request_id] = holders
     return out
 
 

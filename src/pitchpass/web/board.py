@@ -99,6 +99,9 @@ def what_if_story(
         }
         for c in answer["changes"]
     ]
+    only_if = {o["request"]: o["reasons"] for o in answer.get("only_if") or []}
+    for c in changes:
+        c["only_if"] = only_if.get(c["request"], [])
     return {
         "granted": [c for c in changes if c["after"] == "granted"],
         "bumped": [c for c in changes if c["after"] == "refused" and c["request"] not in by_hand],

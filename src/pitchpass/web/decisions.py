@@ -24,6 +24,7 @@ from pitchpass.core.codes import ReasonCode, Status
 from pitchpass.core.model import Scenario
 from pitchpass.core.overrides import (
     Override,
+    crowding,
     decide_overridden,
     grant_blockers,
     only_if,
@@ -351,6 +352,43 @@ def overrides_in_effect(match: m.Match) -> list[dict[str, str]]:
         for o in _kept_overrides(match, scenario_of(match))
         if not (o.status is Status.GRANTED and o.request in published)
     ]
+
+
+def desk(match: m.Match, run: m.DecisionRun | None) -> dict[str, Any]:
+    """For those who manage the match, what the board offers and explains beside each
+    request (the core's rules, docs/scenario-extensions.md): `blocked` (request id -> what
+    stands in the way of a grant by hand: reasons as JSON, and the capacity per
+    "zone@phase" that would make it fit; a request absent here can be granted by hand),
+    and `crowded` (a request the run refused for room -> the grants by hand holding places
+    there, each {"request", "reason"}). Published and revoked requests are in neither."""
+    scenario = scenario_of(match)
+    kept = _kept_overrides(match, scenario)
+    blocked = {}
+    for request in scenario.requests_of(match.key):
+        if request.locked:
+            continue
+        blockers = grant_blockers(scenario, match.key, kept, request.id)
+        if blockers:
+            blocked[request.id] = {
+                "reasons": [b.as_json() for b in blockers],
+                "capacity": {
+                    f"{b.zone}@{b.phase}": (b.used or 0) + (b.needed or 0)
+                    for b in blockers
+                    if b.code is ReasonCode.CAPACITY
+                },
+            }
+    full = {
+        d["request"]: [
+            (r["zone"], r["phase"]) for r in d["reasons"] if r["code"] == ReasonCode.CAPACITY
+        ]
+        for d in (run.output["decisions"] if run else [])
+        if d["status"] == Status.REFUSED
+    }
+    crowded = {
+        key: [{"request": o.request, "reason": o.reason} for o in holders]
+        for key, holders in crowding(scenario, match.key, kept, full).items()
+    }
+    return {"blocked": blocked, "crowded": crowded}
 
 
 def _stored(override: Override) -> dict[str, str]:

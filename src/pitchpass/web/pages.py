@@ -5,8 +5,10 @@ then renders; the forms that change a match are in page_actions.py.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
@@ -111,6 +113,11 @@ def render_board(
     publishable = not stale and any(
         d["status"] == "granted" and key in unpublished for key, d in by_request.items()
     )
+    rows = board.request_rows(visible, by_request, filters, by_hand)
+    if access.manages(user, match) and run:
+        # A match as stored that does not decide: the board says why (_incidents).
+        with contextlib.suppress(ServiceError):
+            _explain(match, run, rows)
     values = context(
         request,
         match=match,
@@ -121,7 +128,7 @@ def render_board(
         phases=list(match.competition.phases.values_list("key", flat=True)),
         phase_spans=list(match.competition.phases.values("key", "start", "end")),
         grid=board.grid(run.output["usage"] if run else []),
-        rows=board.request_rows(visible, by_request, filters, by_hand),
+        rows=rows,
         dropped_by_decide=_in_effect(match) if access.manages(user, match) and run else [],
         filters=filters,
         statuses=board.STATUSES,
@@ -141,6 +148,24 @@ def render_board(
     )
     status = error.status if error else 200
     return render(request, "pitchpass/board.html", values, status=status)
+
+
+def _explain(match: m.Match, run: m.DecisionRun, rows: list[dict[str, Any]]) -> None:
+    """Beside each row, for those who manage the match: what stands in the way of a grant
+    by hand (then the Override form offers no grant, and the board says what would make
+    it work: a what-if with the places it needs, or revoking), and the grants by hand
+    holding the places of a request refused for room."""
+    found = decisions.desk(match, run)
+    what_if_url = reverse("pitchpass:what-if", args=[match.key])
+    for row in rows:
+        key = row["request"].key
+        row["crowded"] = found["crowded"].get(key, []) if row["status"] == "refused" else []
+        blocked = found["blocked"].get(key)
+        row["blocked"] = blocked
+        if blocked and blocked["capacity"]:
+            places = [(f"capacity:{k}", n) for k, n in blocked["capacity"].items()]
+            query = [("grant", key), *places]
+            row["what_if"] = f"{what_if_url}?{urlencode(query)}"
 
 
 def _in_effect(match: m.Match) -> list[dict[str, str]]:
@@ -236,6 +261,9 @@ def what_if(request: HttpRequest, match_key: str) -> HttpResponse:
     match = check(user, match_key)
     if not access.manages(user, match):
         raise ServiceError(ErrorCode.FORBIDDEN, "only the home club's officer or an admin")
+    # Posted from the panel, or asked by a link (the board's "what if there were room?"):
+    # nothing is saved either way.
+    asked = request.POST if request.method == "POST" else request.GET
     standing = decisions.standing(match)
     status = {d["request"]: d["status"] for d in standing["decisions"]}
     requests = list(match.requests.filter(revoked="").select_related("by", "zone"))
@@ -249,13 +277,13 @@ def what_if(request: HttpRequest, match_key: str) -> HttpResponse:
         ],
         capacities=board.grid(capacities),
         phases=list(match.competition.phases.values_list("key", flat=True)),
-        typed=request.POST,
-        grant=set(request.POST.getlist("grant")),
-        refuse=set(request.POST.getlist("refuse")),
+        typed=asked,
+        grant=set(asked.getlist("grant")),
+        refuse=set(asked.getlist("refuse")),
     )
-    if request.method == "POST":
+    if request.method == "POST" or asked:  # a link from the board asks at once
         try:
-            body = _what_if_body(request.POST, standing["usage"])
+            body = _what_if_body(asked, standing["usage"])
             answer = decisions.what_if_for(user, match_key, body)
             names = {r.key: r.by.name for r in requests}
             values["story"] = board.what_if_story(answer, names, body["refuse"])
