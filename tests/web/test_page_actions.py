@@ -813,16 +813,15 @@ def test_only_actions_that_can_succeed_are_offered(site) -> None:
 
 
 def test_the_access_list_adds_up_each_organisations_crews() -> None:
-    sky, bt = m.Organisation(key="sky", name="Sky"), m.Organisation(key="bt", name="BT")
-    tunnel = m.Zone(key="tunnel", via=[])
-    room = m.Zone(key="room", via=["tunnel"])
-    published = [
-        m.Request(by=sky, zone=tunnel, phases=["pre", "post"], crew=2),
-        m.Request(by=sky, zone=tunnel, phases=["post"], crew=3),
-        m.Request(by=bt, zone=tunnel, phases=["post"], crew=1),
-        m.Request(by=sky, zone=room, phases=["post"], crew=2),
+    published = [  # (zone, phase, organisation, crew, bound for): the core's footprints
+        ("tunnel", "pre", "Sky", 2, ""),
+        ("tunnel", "post", "Sky", 2, ""),
+        ("tunnel", "post", "Sky", 3, ""),
+        ("tunnel", "post", "BT", 1, ""),
+        ("room", "post", "Sky", 2, ""),
+        ("tunnel", "post", "Sky", 2, "room"),
     ]
-    listed = board.access_list(published, [tunnel, room, m.Zone(key="empty")], ["pre", "post"])
+    listed = board.access_list(published, ["tunnel", "room", "empty"], ["pre", "post"])
     assert listed == [
         {
             "zone": "tunnel",

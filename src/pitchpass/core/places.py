@@ -12,8 +12,14 @@ Cell = tuple[str, str]  # (zone id, phase id)
 def footprint(request: Request, venue: Venue) -> tuple[Cell, ...]:
     """Every cell the request takes `crew` places in: its zone and each zone of that zone's
     `via` (taken as listed, not followed further), in each of its phases."""
-    zones = (request.zone, *venue.zone(request.zone).via)
-    return tuple((zone, phase) for phase in request.phases for zone in zones)
+    return cells_of(request.zone, request.phases, venue)
+
+
+def cells_of(zone_id: str, phases: Iterable[str], venue: Venue) -> tuple[Cell, ...]:
+    """The footprint of a request for `zone_id` in `phases` (phase by phase, its zone
+    first, then its `via`)."""
+    zones = (zone_id, *venue.zone(zone_id).via)
+    return tuple((zone, phase) for phase in phases for zone in zones)
 
 
 def capacities(venue: Venue, plan: Iterable[Phase]) -> dict[Cell, int]:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from datetime import datetime
 
 from pitchpass.core.codes import ReasonCode
 from pitchpass.core.model import UNRANKED, Match, Organisation, Policy, Request, Venue
+from pitchpass.core.places import Cell
 from pitchpass.core.reasons import Reason
 
 
@@ -51,24 +53,36 @@ def ineligibility(request: Request, match: Match, venue: Venue, policy: Policy) 
             )
         )
     zone = venue.zone(request.zone)
-    for zone_id in (zone.id, *zone.via):
-        closed = venue.zone(zone_id).closed
-        for phase in request.phases:
-            if phase in closed:
-                reasons.append(
-                    Reason(ReasonCode.CLOSED, f"{zone_id} is closed in {phase}", zone_id, phase)
-                )
-    if zone.occupant is not None:
-        club = match.home if zone.occupant == "home" else match.away
-        if request.by != club and club not in request.consent:
-            reasons.append(
-                Reason(
-                    ReasonCode.NO_CONSENT,
-                    f"{zone.id} belongs to {club} ({zone.occupant} club), "
-                    f"which has not consented to this crew",
-                )
+    for zone_id, phase in closed_on_the_way(request.zone, request.phases, venue):
+        reasons.append(Reason(ReasonCode.CLOSED, f"{zone_id} is closed in {phase}", zone_id, phase))
+    club = occupant_club(zone.occupant, match.home, match.away)
+    if club is not None and request.by != club and club not in request.consent:
+        reasons.append(
+            Reason(
+                ReasonCode.NO_CONSENT,
+                f"{zone.id} belongs to {club} ({zone.occupant} club), "
+                f"which has not consented to this crew",
             )
+        )
     return reasons
+
+
+def closed_on_the_way(zone_id: str, phases: Iterable[str], venue: Venue) -> list[Cell]:
+    """Each (zone, phase) asked for where the zone, or a zone it is reached through (its
+    `via`, as listed), is closed: a request there is refused (`closed`)."""
+    zone = venue.zone(zone_id)
+    chosen = list(phases)
+    return [
+        (way, phase)
+        for way in (zone.id, *zone.via)
+        for phase in chosen
+        if phase in venue.zone(way).closed
+    ]
+
+
+def occupant_club(occupant: str | None, home: str, away: str) -> str | None:
+    """The club whose room a zone is (its `occupant`, home or away, in this match)."""
+    return {"home": home, "away": away}.get(occupant or "")
 
 
 def beyond_override(request: Request, match: Match, venue: Venue, policy: Policy) -> list[Reason]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db.models import Q, QuerySet
 
+from pitchpass.core.policy import occupant_club
 from pitchpass.web import models as m
 from pitchpass.web.errors import ErrorCode, ServiceError
 
@@ -60,7 +61,7 @@ def seen_requests(user: User, match: m.Match) -> QuerySet[m.Request]:
         return requests.none()
     mine = Q(by=who.organisation)
     if who.role == "officer":
-        for side, club in (("home", match.home_id), ("away", match.away_id)):
-            if club == who.organisation_id:
+        for side in ("home", "away"):
+            if occupant_club(side, match.home.key, match.away.key) == who.organisation.key:
                 mine |= Q(zone__occupant=side)
     return requests.filter(mine)

@@ -9,9 +9,11 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pitchpass.core.codes import Status
+from pitchpass.core.room import Room
 from pitchpass.web import models as m
 
-STATUSES = ("granted", "refused", "revoked", "waiting")
+STATUSES = (Status.GRANTED, Status.REFUSED, Status.REVOKED, Status.WAITING)
 
 
 def grid(usage: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -44,42 +46,33 @@ def request_rows(
     rows = []
     for r in requests:
         decision = decisions.get(r.key)
-        status = decision["status"] if decision else "waiting"
+        status = decision["status"] if decision else Status.WAITING
         if r.revoked:  # out of every decision since; its reason is the officer's
-            status = "revoked"
-            decision = {"status": "refused", "tier": "", "reasons": [{"text": r.revoked}]}
+            status = Status.REVOKED
+            decision = {"status": Status.REFUSED, "tier": "", "reasons": [{"text": r.revoked}]}
         if filters.get("status") and filters["status"] != status:
             continue
         if filters.get("zone") and filters["zone"] != r.zone.key:
             continue
         if text and text not in f"{r.key} {r.by.key} {r.by.name}".lower():
             continue
-        reason = (by_hand or {}).get(r.key) if status == "granted" else None
+        reason = (by_hand or {}).get(r.key) if status == Status.GRANTED else None
         rows.append({"request": r, "decision": decision, "status": status, "by_hand": reason})
     return rows
 
 
-def room_left(
-    usage: list[dict[str, Any]], zone: m.Zone, phases: Iterable[str], crew: int = 0
-) -> list[str]:
-    """For each phase asked for, the places left in the zone and in every zone it is
-    reached through, as the match stands: "tunnel, post-match: 2 of 46 places left", and
-    whether a crew of that size would fit there."""
-    cells = {(u["zone"], u["phase"]): u for u in usage}
+def room_lines(cells: Iterable[Room], crew: int = 0) -> list[str]:
+    """The core's room cells in words: "tunnel, post-match: 2 of 46 places left", "too
+    few for a crew of 4", or closed (then the request would be refused)."""
     lines = []
-    for phase in phases:
-        if phase in zone.closed:
-            lines.append(f"{zone.key}, {phase}: closed (a request for it is refused)")
+    for cell in cells:
+        if cell.closed:
+            lines.append(f"{cell.zone}, {cell.phase}: closed (a request for it is refused)")
             continue
-        for key in (zone.key, *zone.via):
-            cell = cells.get((key, phase))
-            if cell is None:
-                continue
-            left = max(cell["capacity"] - cell["used"], 0)
-            line = f"{key}, {phase}: {left} of {cell['capacity']} places left"
-            if crew > left:
-                line += f", too few for a crew of {crew}"
-            lines.append(line)
+        line = f"{cell.zone}, {cell.phase}: {cell.left} of {cell.capacity} places left"
+        if not cell.fits and crew:
+            line += f", too few for a crew of {crew}"
+        lines.append(line)
     return lines
 
 
@@ -103,8 +96,10 @@ def what_if_story(
     for c in changes:
         c["only_if"] = only_if.get(c["request"], [])
     return {
-        "granted": [c for c in changes if c["after"] == "granted"],
-        "bumped": [c for c in changes if c["after"] == "refused" and c["request"] not in by_hand],
+        "granted": [c for c in changes if c["after"] == Status.GRANTED],
+        "bumped": [
+            c for c in changes if c["after"] == Status.REFUSED and c["request"] not in by_hand
+        ],
         "taken_out": [c for c in changes if c["request"] in by_hand],
         "incidents": answer["incidents"],
     }
@@ -132,26 +127,24 @@ def crew_size(text: str) -> int:
 
 
 def access_list(
-    published: Iterable[m.Request], zones: list[m.Zone], phases: list[str]
+    places: Iterable[tuple[str, str, str, int, str]], zones: list[str], phases: list[str]
 ) -> list[dict[str, Any]]:
     """Who may be where and when, for the stewards at the doors: per zone (in the venue's
     order) and phase, each organisation once with its published crews added up, and apart
     from them the crews that only pass through on their way to a zone reached through this
-    one ("BT Sport (2, passing through to home-dressing-room)")."""
+    one ("BT Sport (2, passing through to home-dressing-room)"). `places` are the core's
+    footprints of the published grants (decisions.published_places)."""
     cells: dict[tuple[str, str], dict[tuple[str, str], int]] = {}
-    for r in published:
-        ways = [(r.zone.key, "")] + [(via, r.zone.key) for via in r.zone.via]
-        for phase in r.phases:
-            for zone, bound_for in ways:
-                crews = cells.setdefault((zone, phase), {})
-                crews[r.by.name, bound_for] = crews.get((r.by.name, bound_for), 0) + r.crew
+    for zone, phase, name, crew, bound_for in places:
+        crews = cells.setdefault((zone, phase), {})
+        crews[name, bound_for] = crews.get((name, bound_for), 0) + crew
     return [
         {
-            "zone": z.key,
-            "phases": [(p, _crews(cells[z.key, p])) for p in phases if (z.key, p) in cells],
+            "zone": z,
+            "phases": [(p, _crews(cells[z, p])) for p in phases if (z, p) in cells],
         }
         for z in zones
-        if any((z.key, p) in cells for p in phases)
+        if any((z, p) in cells for p in phases)
     ]
 
 

@@ -23,6 +23,7 @@ from pitchpass.core import (
 from pitchpass.core.codes import ReasonCode, Status
 from pitchpass.core.model import Scenario
 from pitchpass.core.overrides import (
+    Overridden,
     Override,
     crowding,
     decide_overridden,
@@ -31,7 +32,9 @@ from pitchpass.core.overrides import (
     what_if_overridden,
 )
 from pitchpass.core.overrides import standing as standing_overrides
+from pitchpass.core.places import footprint
 from pitchpass.core.report import match_json
+from pitchpass.core.room import Room, room_for
 from pitchpass.web import access
 from pitchpass.web import models as m
 from pitchpass.web.changes import (
@@ -203,7 +206,9 @@ def do_publish(user: User, match_key: str) -> list[str]:
                 "the match changed since the last decide (a request, a consent, or its venue or"
                 " competition data): decide again",
             )
-        rows = match.requests.filter(decisions__run=run, decisions__status="granted", locked=False)
+        rows = match.requests.filter(
+            decisions__run=run, decisions__status=Status.GRANTED, locked=False
+        )
         newly = sorted(rows.values_list("key", flat=True))
         already = sorted(published_keys(match))
         m.Request.objects.filter(pk__in=[r.pk for r in rows]).update(locked=True)
@@ -277,7 +282,7 @@ def _as_known(user: User, match: m.Match, run: m.DecisionRun | None) -> list[dic
     scenario = scenario_of(match)
     there = [r.id for r in scenario.requests_of(match.key)]  # revoked ones are not
     seen = list(access.seen_requests(user, match))
-    granted = {k for k, d in decided_in(run, seen).items() if d["status"] == "granted"}
+    granted = {k for k, d in decided_in(run, seen).items() if d["status"] == Status.GRANTED}
     published = published_keys(match)
     own = [k for k in there if k in granted and k not in published]
     others = [k for k in there if k not in granted and k not in published]
@@ -309,14 +314,33 @@ def standing(match: m.Match, leaving_out: str | None = None) -> dict[str, Any]:
     `by_hand` lists the requests whose override is in effect. Not filtered: callers show
     only what a user may see."""
 
-    scenario = scenario_of(match)
-    if leaving_out in {r.id for r in scenario.requests}:
-        scenario = apply_changes(scenario, Changes(refuse=(leaving_out or "",)))
-    overridden = decide_overridden(scenario, match.key, _run_overrides(match))
+    _, overridden = _as_it_stands(match, leaving_out)
     return {
         **match_json(overridden.result),
         "by_hand": [o.request for o in overridden.kept],
     }
+
+
+def _as_it_stands(match: m.Match, leaving_out: str | None) -> tuple[Scenario, Overridden]:
+    scenario = scenario_of(match)
+    if leaving_out in {r.id for r in scenario.requests}:
+        scenario = apply_changes(scenario, Changes(refuse=(leaving_out or "",)))
+    return scenario, decide_overridden(scenario, match.key, _run_overrides(match))
+
+
+def room(
+    match: m.Match, zone: str, phases: list[str], crew: int, leaving_out: str | None = None
+) -> list[Room]:
+    """The room a request for `zone` in `phases` would find as the match stands (every
+    request decided now, the overrides in effect, but `leaving_out`): the core's
+    footprint and closed zones, cell by cell. Nothing for a zone the venue lacks."""
+    scenario, overridden = _as_it_stands(match, leaving_out)
+    venue = scenario.venue(scenario.match(match.key).venue)
+    if zone not in {z.id for z in venue.zones}:
+        return []
+    used = {(u.zone, u.phase): u.used for u in overridden.result.usage}
+    capacity = {(u.zone, u.phase): u.capacity for u in overridden.result.usage}
+    return room_for(venue, zone, phases, crew, used, capacity)
 
 
 def _run_overrides(match: m.Match) -> list[Override]:
@@ -389,6 +413,23 @@ def desk(match: m.Match, run: m.DecisionRun | None) -> dict[str, Any]:
         for key, holders in crowding(scenario, match.key, kept, full).items()
     }
     return {"blocked": blocked, "crowded": crowded}
+
+
+def published_places(match: m.Match) -> list[tuple[str, str, str, int, str]]:
+    """Where each published grant puts its crew, by the core's footprint: (zone, phase,
+    organisation name, crew, the zone it is bound for when it only passes through, else
+    ""), requests by their zone's place in the venue, then as listed."""
+    scenario = scenario_of(match)
+    venue = scenario.venue(scenario.match(match.key).venue)
+    order = {z.id: n for n, z in enumerate(venue.zones)}
+    published = sorted(
+        (r for r in scenario.requests_of(match.key) if r.locked), key=lambda r: order[r.zone]
+    )
+    return [
+        (zone, phase, scenario.organisation(r.by).name, r.crew, "" if zone == r.zone else r.zone)
+        for r in published
+        for zone, phase in footprint(r, venue)
+    ]
 
 
 def _stored(override: Override) -> dict[str, str]:

@@ -21,6 +21,7 @@ from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.utils import timezone
 
+from pitchpass.core.codes import Status
 from pitchpass.web import access, board, decisions, services
 from pitchpass.web import models as m
 from pitchpass.web.errors import ErrorCode, ServiceError
@@ -58,7 +59,7 @@ def decide(request: HttpRequest, match_key: str) -> HttpResponse:
             decisions.overrides_in_effect(match) if access.manages(user_of(request), match) else []
         )
         output = decisions.do_decide(user_of(request), match_key)
-        refused = sum(d["status"] == "refused" for d in output["decisions"])
+        refused = sum(d["status"] == Status.REFUSED for d in output["decisions"])
         done = f"Decided: {len(output['decisions']) - refused} granted, {refused} refused."
         dropped = [f"{o['request']} ({o['status']})" for o in in_effect]
         if dropped:  # a decide is the policy's alone (as the CLI decides the export)

@@ -18,6 +18,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 
+from pitchpass.core.codes import Status
+from pitchpass.core.policy import occupant_club
 from pitchpass.web import access, board, decisions, services
 from pitchpass.web import models as m
 from pitchpass.web.errors import ErrorCode, ServiceError
@@ -108,10 +110,10 @@ def render_board(
     proposed = [
         d["request"]
         for d in (run.output["decisions"] if run else [])
-        if d["status"] == "granted" and d["request"] not in published
+        if d["status"] == Status.GRANTED and d["request"] not in published
     ]
     publishable = not stale and any(
-        d["status"] == "granted" and key in unpublished for key, d in by_request.items()
+        d["status"] == Status.GRANTED and key in unpublished for key, d in by_request.items()
     )
     rows = board.request_rows(visible, by_request, filters, by_hand)
     if access.manages(user, match) and run:
@@ -159,7 +161,7 @@ def _explain(match: m.Match, run: m.DecisionRun, rows: list[dict[str, Any]]) -> 
     what_if_url = reverse("pitchpass:what-if", args=[match.key])
     for row in rows:
         key = row["request"].key
-        row["crowded"] = found["crowded"].get(key, []) if row["status"] == "refused" else []
+        row["crowded"] = found["crowded"].get(key, []) if row["status"] == Status.REFUSED else []
         blocked = found["blocked"].get(key)
         row["blocked"] = blocked
         if blocked and blocked["capacity"]:
@@ -195,9 +197,12 @@ def _access(user: User, match: m.Match, zones: list[m.Zone]) -> list[dict[str, A
     """The access list, for stewards and for those who manage the match."""
     if access.profile(user).role != "steward" and not access.manages(user, match):
         return None
-    published = match.requests.filter(locked=True).select_related("by", "zone")
     phases = list(match.competition.phases.values_list("key", flat=True))
-    return board.access_list(published.order_by("zone__position", "position"), zones, phases)
+    try:
+        places = decisions.published_places(match)
+    except ServiceError:  # the match as stored does not decide: the board says why
+        return []
+    return board.access_list(places, [z.key for z in zones], phases)
 
 
 def _consent_refused(match: m.Match) -> set[str]:
@@ -223,8 +228,12 @@ def _occupied_by(user: User, match: m.Match, zones: list[m.Zone]) -> set[str]:
         return {z.key for z in zones if z.occupant}
     if who.role != "officer":
         return set()
-    sides = {"home": match.home_id, "away": match.away_id}
-    return {z.key for z in zones if z.occupant and sides[z.occupant] == who.organisation_id}
+    mine = who.organisation.key if who.organisation else None
+    return {
+        z.key
+        for z in zones
+        if mine and occupant_club(z.occupant, match.home.key, match.away.key) == mine
+    }
 
 
 @login_required
@@ -238,16 +247,16 @@ def room(request: HttpRequest, match_key: str) -> HttpResponse:
 def room_hint(user: User, match: m.Match, typed: Any) -> dict[str, Any]:
     """The room left for what the request form holds: with every request as it stands,
     decided now, but for the one being changed (`changing`, if the user may see it)."""
-    zone = match.venue.zones.filter(key=typed.get("zone", "")).first()
     phases = typed.getlist("phases")
     crew = board.crew_size(str(typed.get("crew", "")))
     changing = typed.get("changing") or None
     if changing and not access.seen_requests(user, match).filter(key=changing).exists():
         changing = None
-    usage = decisions.standing(match, changing)["usage"]
+    zone = str(typed.get("zone", ""))
+    cells = decisions.room(match, zone, phases, crew, changing) if zone and phases else []
     run = match.runs.order_by("-number").first()
     return {
-        "lines": board.room_left(usage, zone, phases, crew) if zone else [],
+        "lines": board.room_lines(cells, crew),
         "asked": bool(phases),
         "left_out": changing,
         "stale": run is not None and decisions.changed_since_run(user, match, run),

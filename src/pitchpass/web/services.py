@@ -16,6 +16,7 @@ from django.db.models import Max
 from pitchpass.core import check_document
 from pitchpass.core.fields import MAX_DEADLINE, parse_duration
 from pitchpass.core.model import Policy
+from pitchpass.core.policy import occupant_club
 from pitchpass.web import access, store
 from pitchpass.web import models as m
 from pitchpass.web.changes import (
@@ -327,7 +328,8 @@ def do_consent(user: User, match_key: str, request_id: str, given: bool) -> None
         row = access.seen_requests(user, match).filter(key=request_id).first()
         if row is None:
             raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "id")
-        occupant = {"home": match.home, "away": match.away}.get(row.zone.occupant)
+        club = occupant_club(row.zone.occupant, match.home.key, match.away.key)
+        occupant = {match.home.key: match.home, match.away.key: match.away}.get(club or "")
         if occupant is None:
             raise ServiceError(ErrorCode.CONFLICT, f"{row.zone.key} belongs to no club")
         if who.role not in ("admin", "officer") or (
@@ -377,12 +379,8 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
 
 def _check_instant(at: Any) -> None:
     """A time the database can keep: in UTC within years 1 to 9999 (Python's calendar)."""
-    try:
-        instant = store.moment(at)
-        if instant is not None:
-            instant.astimezone(UTC)
-    except (OverflowError, ValueError):
-        raise ServiceError(ErrorCode.INVALID, "at is outside the calendar", "at") from None
+    if not store.storable(at):
+        raise ServiceError(ErrorCode.INVALID, "at is outside the calendar", "at")
 
 
 def export_for(user: User, match_key: str) -> dict[str, Any]:

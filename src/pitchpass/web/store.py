@@ -108,18 +108,29 @@ def _write(document: dict[str, Any], scenario: Scenario) -> None:
 
 def _outside_the_calendar(document: dict[str, Any]) -> list[Problem]:
     """Times the database cannot keep: in UTC before year 1 or after 9999 (Python's range)."""
-    found = []
-    for section, field in (("matches", "kickoff"), ("requests", "submitted"), ("incidents", "at")):
-        for n, raw in enumerate(document.get(section) or []):
-            try:
-                instant = moment(raw.get(field))
-                if instant is not None:
-                    instant.astimezone(UTC)
-            except OverflowError:
-                found.append(Problem(f"{section}[{n}].{field}", "outside the calendar"))
-            except ValueError:
-                pass  # written in another way the core accepts: it is not a date too far out
-    return found
+    return [
+        Problem(f"{section}[{n}].{field}", "outside the calendar")
+        for section, field in (
+            ("matches", "kickoff"),
+            ("requests", "submitted"),
+            ("incidents", "at"),
+        )
+        for n, raw in enumerate(document.get(section) or [])
+        if not storable(raw.get(field))
+    ]
+
+
+def storable(value: str | datetime | None) -> bool:
+    """Whether the database can keep this time (the one rule for it): in UTC within years
+    1 to 9999, Python's calendar, and written as the store reads it back. None (no time)
+    is storable."""
+    try:
+        instant = moment(value)
+        if instant is not None:
+            instant.astimezone(UTC)
+    except (OverflowError, ValueError):
+        return False
+    return True
 
 
 def _requests_changed(before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
