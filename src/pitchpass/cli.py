@@ -216,10 +216,11 @@ def load(
         _fail([Problem("", message)], as_json=False)
     for warning in loaded.warnings:
         err.print(f"warning {warning}", soft_wrap=True)
-    out.print(
-        f"{file}: loaded {loaded.matches} matches, {loaded.requests} requests, "
-        f"{loaded.incidents} incidents"
-    )
+    held = f"{loaded.matches} matches, {loaded.requests} requests, {loaded.incidents} incidents"
+    if not loaded.changed:
+        out.print(f"{file}: nothing changed: the database holds it as the file has it ({held})")
+    else:
+        out.print(f"{file}: loaded {held}; changed: {', '.join(loaded.changed)}")
 
 
 @app.command()

@@ -28,8 +28,10 @@ def pitchpass(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_load_twice_then_export_decides_as_the_file(tmp_path: Path) -> None:
     first = pitchpass(tmp_path, "load", str(SEED))
     assert first.returncode == 0, first.stderr
-    assert "loaded 1 matches, 37 requests, 2 incidents" in first.stdout
-    assert pitchpass(tmp_path, "load", str(SEED)).returncode == 0
+    assert "loaded 1 matches, 37 requests, 2 incidents; changed: mun-mci-2017-12-10" in first.stdout
+    second = pitchpass(tmp_path, "load", str(SEED))
+    assert second.returncode == 0
+    assert "nothing changed: the database holds it as the file has it" in second.stdout
     exported = tmp_path / "exported.yaml"
     out = pitchpass(tmp_path, "export", "--match", "mun-mci-2017-12-10", "-o", str(exported))
     assert out.returncode == 0, out.stderr

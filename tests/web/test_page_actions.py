@@ -810,6 +810,32 @@ def test_only_actions_that_can_succeed_are_offered(site) -> None:
     assert "Requests closed at" in late and "(the deadline)" in late
     assert "Request a place" not in late and ">Withdraw</button>" not in late
     assert ">Change</a>" not in late
+    # The request form, opened anyway (a bookmark), says so instead of offering a form.
+    form = docs.get(f"{BOARD}requests/new/").content.decode()
+    assert "Requests for this match closed at" in form and 'name="crew"' not in form
+    change = docs.get(f"{BOARD}requests/r24/change/").content.decode()
+    assert "r24 can no longer be changed" in change and 'name="crew"' not in change
+
+
+def test_the_match_list_puts_coming_matches_apart_from_past_ones(site) -> None:
+    officer = signed_in("officer")
+    listed = officer.get("/").content.decode()
+    coming, past = listed.split("<h2>Past</h2>")
+    assert "Manchester United v Manchester City" in coming and "No past matches" in past
+    m.Match.objects.filter(key=MATCH).update(kickoff=timezone.now() - timedelta(hours=4))
+    listed = officer.get("/").content.decode()
+    coming, past = listed.split("<h2>Past</h2>")
+    assert "No coming matches" in coming and "Manchester United v Manchester City" in past
+
+
+def test_publish_and_revoke_ask_before_they_act(site) -> None:
+    officer = signed_in("officer")
+    officer.post(f"{BOARD}decide/")
+    board = officer.get(BOARD).content.decode()
+    assert "return confirm('Publish the grants of run 1?" in board
+    officer.post(f"{BOARD}publish/")
+    row = officer.get(BOARD).content.decode().split('id="request-r01"')[1].split("</tr>")[0]
+    assert "return confirm('Revoke r01? Sky Sports loses its published place" in row
 
 
 def test_the_access_list_adds_up_each_organisations_crews() -> None:

@@ -22,6 +22,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 
 from pitchpass.core.codes import Status
+from pitchpass.core.policy import occupant_club
 from pitchpass.web import access, board, decisions, services
 from pitchpass.web import models as m
 from pitchpass.web.errors import ErrorCode, ServiceError
@@ -237,15 +238,19 @@ def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
     once = _once(request) or secrets.token_urlsafe(12)
     if request.method == "POST" and sent_before(request):  # sent again as it was
         return _twin(request, match_key, "request")
+    closes = services.closes_at(match)
     values = context(
         request,
         match=match,
         zones=list(match.venue.zones.all()),
+        needs_consent=_needs_consent(user, match),
         phases=list(match.competition.phases.values_list("key", flat=True)),
         typed=request.POST.dict() if request.method == "POST" else {"crew": "1", "cameras": "1"},
         ticked=set(request.POST.getlist("phases")),
         once=once,
-        closes=services.closes_at(match),
+        closes=closes,
+        # Opened after the deadline: say so rather than offer a form that cannot succeed.
+        closed=request.method == "GET" and closes is not None and timezone.now() > closes,
     )
     status = 200
     if request.method == "POST":
@@ -289,15 +294,20 @@ def change_request(request: HttpRequest, match_key: str, request_id: str) -> Htt
     else:
         typed = {"zone": row.zone.key, "crew": str(row.crew), "cameras": str(row.cameras)}
         ticked = set(row.phases)
+    closes = services.closes_at(match)
+    late = closes is not None and timezone.now() > closes
     values = context(
         request,
         match=match,
         changing=row,
         zones=list(match.venue.zones.all()),
+        needs_consent=_needs_consent(user, match),
         phases=list(match.competition.phases.values_list("key", flat=True)),
         typed=typed,
         ticked=ticked,
-        closes=services.closes_at(match),
+        closes=closes,
+        # Admins change requests after the deadline too (services.do_change_request).
+        closed=request.method == "GET" and late and access.profile(user).role != "admin",
     )
     status = 200
     if request.method == "POST":
@@ -316,6 +326,19 @@ def change_request(request: HttpRequest, match_key: str, request_id: str) -> Htt
             return redirect("pitchpass:board", match_key=match_key)
     _hint(values, user, match, typed)
     return render(request, "pitchpass/request_form.html", values, status=status)
+
+
+def _needs_consent(user: User, match: m.Match) -> list[tuple[str, str]]:
+    """(zone, club name) for each zone that is a club's own room (policy.occupant_club),
+    but the user's own club's: a request there needs that club's consent."""
+    mine = access.profile(user).organisation
+    clubs = {match.home.key: match.home.name, match.away.key: match.away.name}
+    out = []
+    for zone in match.venue.zones.all():
+        club = occupant_club(zone.occupant or None, match.home.key, match.away.key)
+        if club is not None and (mine is None or mine.key != club):
+            out.append((zone.key, clubs[club]))
+    return out
 
 
 def _check_requester(user: User) -> None:

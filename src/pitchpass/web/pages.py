@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import contextlib
 import secrets
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.db.models import Max
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -61,7 +63,7 @@ def check(user: User, match_key: str) -> m.Match:
 
 @login_required
 def matches(request: HttpRequest) -> HttpResponse:
-    rows = []
+    rows: list[dict[str, Any]] = []
     user = user_of(request)
     steward = access.profile(user).role == "steward"  # sees no requests at all
     for match in access.visible_matches(user):
@@ -74,7 +76,20 @@ def matches(request: HttpRequest) -> HttpResponse:
         # For those who decide: the match changed since the run (a revoke, an admin edit).
         redo = run is not None and run.version != match.version and access.manages(user, match)
         rows.append({"match": match, "waiting": waiting, "fullest": found, "redo": redo})
-    return render(request, "pitchpass/matches.html", context(request, rows=rows))
+    # Coming: not over yet (kick-off plus the end of the competition's last phase).
+    now = timezone.now()
+    coming = [r for r in rows if _ends(r["match"]) >= now]
+    past = [r for r in rows if _ends(r["match"]) < now][::-1]  # the latest first
+    sections = [
+        ("Coming", coming, "No coming matches you may see."),
+        ("Past", past, "No past matches you may see."),
+    ]
+    return render(request, "pitchpass/matches.html", context(request, sections=sections))
+
+
+def _ends(match: m.Match) -> datetime:
+    last = match.competition.phases.aggregate(end=Max("end"))["end"]
+    return match.kickoff + timedelta(minutes=last if last is not None else 180)
 
 
 @login_required

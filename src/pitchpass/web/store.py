@@ -25,6 +25,7 @@ class Loaded:
     requests: int
     incidents: int
     warnings: tuple[Problem, ...]
+    changed: tuple[str, ...] = ()  # the matches whose stored data the load changed
 
 
 # Audit actions of the web app and API that change what a file holds (a decide or an
@@ -61,14 +62,18 @@ def load(document: dict[str, Any], replace: bool = False) -> Loaded:
             existing = list(matches)
             before = {row.key: export(row.key) for row in existing}
             _write(document, scenario)
-            _record(scenario, before, replace)
+            changed = _record(scenario, before, replace)
     except ProtectedError as error:
         names = ", ".join(sorted({str(obj) for obj in error.protected_objects})[:5])
         raise ScenarioInvalid(
             [Problem("", f"the file leaves out things still used elsewhere: {names}")]
         ) from None
     return Loaded(
-        len(scenario.matches), len(scenario.requests), len(scenario.incidents), tuple(warnings)
+        len(scenario.matches),
+        len(scenario.requests),
+        len(scenario.incidents),
+        tuple(warnings),
+        tuple(changed),
     )
 
 
@@ -140,9 +145,11 @@ def _requests_changed(before: dict[str, Any] | None, after: dict[str, Any]) -> l
     return [r["id"] for r in after.get("requests") or [] if was.get(r["id"]) != r]
 
 
-def _record(scenario: Scenario, before: dict[str, dict[str, Any]], replace: bool) -> None:
-    """Bump and audit each match the load changed; refuse to overwrite web changes."""
+def _record(scenario: Scenario, before: dict[str, dict[str, Any]], replace: bool) -> list[str]:
+    """Bump and audit each match the load changed; refuse to overwrite web changes. The
+    ids of the matches changed."""
     refused: dict[str, list[str]] = {}
+    changed: list[str] = []
     for match in scenario.matches:
         after = export(match.id)
         row = m.Match.objects.get(key=match.id)
@@ -158,6 +165,7 @@ def _record(scenario: Scenario, before: dict[str, dict[str, Any]], replace: bool
             m.Match.objects.filter(pk=row.pk).update(version=row.version + 1)
             sent = _requests_changed(before.get(match.id), after)
             row.requests.filter(key__in=sent).update(changed_in=row.version + 1)
+        changed.append(match.id)
         m.AuditEntry.objects.create(
             user=None,
             action="load",
@@ -168,6 +176,7 @@ def _record(scenario: Scenario, before: dict[str, dict[str, Any]], replace: bool
         )
     if refused:
         raise LoadRefused(refused)
+    return changed
 
 
 def _web_changes(match: m.Match) -> list[str]:
