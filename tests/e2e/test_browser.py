@@ -46,8 +46,11 @@ def test_officer_decides_and_publishes_the_seed_match(browser: Browser, site: Si
     page.get_by_role("button", name="Decide").click()
     expect(page.get_by_role("status")).to_have_text("Decided: 36 granted, 1 refused.")
     expect(page.locator("#request-r24")).to_contain_text(REFUSAL)
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
     page.get_by_role("button", name="Publish").click()
     expect(page.get_by_role("status")).to_have_text("Published: 36 grants locked.")
+    assert asked and asked[0].startswith("Publish the grants of run 1?")
     expect(page.locator("#request-r01")).to_contain_text("(published)")
     screenshot(page, "board-officer.png")
 
