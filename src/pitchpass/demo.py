@@ -15,7 +15,7 @@ from rich.text import Text
 
 from pitchpass.core import Changes, MatchResult, Scenario, decide, what_if
 from pitchpass.core.codes import ReasonCode, Status
-from pitchpass.core.coverage import Coverage, films
+from pitchpass.core.coverage import Coverage, would_have_caught
 from pitchpass.core.decide import Decision
 from pitchpass.core.whatif import CapacityChange
 from pitchpass.terminal import caught_by, match_heading, usage_grid
@@ -84,12 +84,9 @@ def _what_could_have_caught(
     console: Console, scenario: Scenario, path: Path, result: MatchResult, coverage: Coverage
 ) -> None:
     incident = coverage.incident
-    witnesses = [
-        d
-        for d in result.decisions
-        if d.status is Status.REFUSED and films(d.request, incident.zone, coverage.phase)
-    ]
-    for decision in witnesses:
+    refused = [d.request for d in result.decisions if d.status is Status.REFUSED]
+    for request in would_have_caught(coverage, refused):
+        decision = result.decision(request.id)
         request = decision.request
         _say(console, f"Refused, and it would have caught this: {_describe(scenario, decision)}")
         room = [r for r in decision.reasons if r.code is ReasonCode.CAPACITY]

@@ -1059,3 +1059,48 @@ def test_another_organisations_unpublished_request_does_not_change_ones_coverage
     assert officer_view["if_decided_now"] is True
     booking = next(i for i in officer_view["incidents"] if i["incident"] == "herrera-booking")
     assert "man-city-documentary.wide" not in [s["id"] for s in booking["covered_by"]]
+
+
+def test_not_caught_on_camera_names_who_would_have_caught_it_and_the_what_if(site) -> None:
+    officer = signed_in("officer")
+    officer.post(f"{BOARD}decide/")
+    board = officer.get(BOARD).content.decode()
+    item = board.split("<strong>dressing-room-altercation</strong>")[1].split("</li>")[0]
+    assert "not caught on camera" in item
+    assert "Refused, and it would have caught this: r24 (Manchester City documentary" in item
+    links = dict(
+        (text, html.unescape(href))
+        for href, text in re.findall(r'<a href="([^"]+)">(What if[^<]*)</a>', item)
+    )
+    assert set(links) == {
+        "What if it had been granted?",
+        "What if there had been room (tunnel@post-match = 48)?",
+    }
+    room = officer.get(links["What if there had been room (tunnel@post-match = 48)?"])
+    answer = room.content.decode()
+    assert "r24 would be granted" in answer and "caught by r24" in answer
+    granted = officer.get(links["What if it had been granted?"]).content.decode()
+    assert "r24 would be granted" in granted and "r23 would be bumped" in granted
+    # The crew itself learns that it would have caught it; no what-if (not its to ask).
+    docs = signed_in("documentary").get(BOARD).content.decode()
+    mine = docs.split("<strong>dressing-room-altercation</strong>")[1].split("</li>")[0]
+    assert "Refused, and it would have caught this: r24" in mine and "What if" not in mine
+    # Those who see no requests learn nothing of r24.
+    steward = signed_in("steward").get(BOARD).content.decode()
+    assert "r24" not in steward.split("<h2>Incidents</h2>")[1]
+
+
+def test_those_who_do_not_manage_see_the_published_grid_not_the_proposal(site) -> None:
+    def tunnel_after(client: Client) -> str:
+        page = client.get(BOARD).content.decode()
+        cell = re.search(r'title="tunnel, post-match: (\d+) of (\d+)"', page)
+        assert cell is not None, page
+        return f"{cell[1]}/{cell[2]}"
+
+    officer, docs = signed_in("officer"), signed_in("documentary")
+    officer.post(f"{BOARD}decide/")
+    assert tunnel_after(officer) == "46/46"  # the proposal
+    assert tunnel_after(docs) == "0/46"  # nothing published yet
+    assert "proposals not yet published are not counted" in docs.get(BOARD).content.decode()
+    officer.post(f"{BOARD}publish/")
+    assert tunnel_after(docs) == "46/46"

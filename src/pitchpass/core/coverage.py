@@ -50,3 +50,10 @@ def cover(
         if c.zone == incident.zone and (c.phases is None or phase in c.phases)
     ]
     return Coverage(incident, phase, tuple(crews + fixed))
+
+
+def would_have_caught(coverage: Coverage, refused: Iterable[Request]) -> list[Request]:
+    """The refused requests that, granted, would have filmed the incident: a camera in its
+    zone during its phase (in the order given)."""
+    incident = coverage.incident
+    return [r for r in refused if films(r, incident.zone, coverage.phase)]

@@ -6,6 +6,7 @@ match first (changes.py).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -21,6 +22,7 @@ from pitchpass.core import (
     what_if_json,
 )
 from pitchpass.core.codes import ReasonCode, Status
+from pitchpass.core.coverage import would_have_caught
 from pitchpass.core.model import Scenario
 from pitchpass.core.overrides import (
     Overridden,
@@ -413,6 +415,57 @@ def desk(match: m.Match, run: m.DecisionRun | None) -> dict[str, Any]:
         for key, holders in crowding(scenario, match.key, kept, full).items()
     }
     return {"blocked": blocked, "crowded": crowded}
+
+
+def missed(user: User, match: m.Match, uncaught: set[str]) -> dict[str, list[dict[str, Any]]]:
+    """For each incident of `uncaught` (the ones the user's coverage shows caught by
+    nobody): the refused requests that would have caught it (the core's
+    `would_have_caught`), each {"request", "org", "capacity"}: `capacity` the places per
+    "zone@phase" that would have let it in, when room alone refused it (else empty). Those
+    who manage the match see every such request as the match stands; others only their
+    own, as the current run refused them."""
+    scenario, overridden = _as_it_stands(match, None)
+    result = overridden.result
+    if access.manages(user, match):
+        refused = [d for d in result.decisions if d.status is Status.REFUSED]
+    else:
+        run = match.runs.order_by("-number").first()
+        seen = list(access.seen_requests(user, match))
+        mine = {k for k, d in decided_in(run, seen).items() if d["status"] == Status.REFUSED}
+        refused = [d for d in result.decisions if d.request.id in mine]
+    by_id = {d.request.id: d for d in refused}
+    out = {}
+    for coverage in result.incidents:
+        if coverage.incident.id not in uncaught:
+            continue
+        found = would_have_caught(coverage, [d.request for d in refused])
+        out[coverage.incident.id] = [
+            {
+                "request": r.id,
+                "org": scenario.organisation(r.by).name,
+                "capacity": _room_alone(by_id[r.id].reasons),
+            }
+            for r in found
+        ]
+    return out
+
+
+def _room_alone(reasons: Any) -> dict[str, int]:
+    """The places that would let a request in, if room alone refused it."""
+    if not reasons or any(r.code is not ReasonCode.CAPACITY for r in reasons):
+        return {}
+    return {f"{r.zone}@{r.phase}": (r.used or 0) + (r.needed or 0) for r in reasons}
+
+
+def published_usage(match: m.Match) -> list[dict[str, Any]]:
+    """The places the published grants hold, in the `usage` shape of SCENARIO.md (every
+    zone and phase): the grid of those who do not manage the match, the same state as
+    their access list and coverage (a proposal is not theirs to learn of)."""
+    scenario = scenario_of(match)
+    published = tuple(r for r in scenario.requests if r.locked)
+    only = dataclasses.replace(scenario, requests=published)
+    usage: list[dict[str, Any]] = match_json(decide_match(only, match.key))["usage"]
+    return usage
 
 
 def published_places(match: m.Match) -> list[tuple[str, str, str, int, str]]:

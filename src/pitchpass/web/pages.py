@@ -144,7 +144,7 @@ def render_board(
         proposed=len(proposed),
         phases=list(match.competition.phases.values_list("key", flat=True)),
         phase_spans=list(match.competition.phases.values("key", "start", "end")),
-        grid=board.grid(run.output["usage"] if run else []),
+        grid=board.grid(_usage(user, match, run)),
         rows=rows,
         dropped_by_decide=_in_effect(match) if access.manages(user, match) and run else [],
         filters=filters,
@@ -165,6 +165,20 @@ def render_board(
     )
     status = error.status if error else 200
     return render(request, "pitchpass/board.html", values, status=status)
+
+
+def _usage(user: User, match: m.Match, run: m.DecisionRun | None) -> list[dict[str, Any]]:
+    """The grid: the run's proposal for those who manage the match; for everyone else the
+    places published grants hold (none shown before the first decide)."""
+    if run is None:
+        return []
+    if access.manages(user, match):
+        usage: list[dict[str, Any]] = run.output["usage"]
+        return usage
+    try:
+        return decisions.published_usage(match)
+    except ServiceError:  # the match as stored does not decide: the board says why
+        return []
 
 
 def _explain(match: m.Match, run: m.DecisionRun, rows: list[dict[str, Any]]) -> None:
@@ -205,6 +219,22 @@ def _incidents(user: User, match: m.Match) -> list[dict[str, Any]]:
             {**s, "name": names.get(s["org"] or "", s["org"])} for s in incident["covered_by"]
         ]
         out.append({**incident, "row": row, "covered_by": sources})
+    uncaught = {i["incident"] for i in out if not i["covered_by"]}
+    if uncaught and access.profile(user).role != "steward":
+        missed = decisions.missed(user, match, uncaught)
+        what_if_url = reverse("pitchpass:what-if", args=[match.key])
+        for incident in out:
+            incident["missed"] = [
+                {
+                    **r,
+                    "grant": f"{what_if_url}?{urlencode([('grant', r['request'])])}",
+                    "room": f"{what_if_url}?"
+                    + urlencode([(f"capacity:{k}", n) for k, n in r["capacity"].items()])
+                    if r["capacity"]
+                    else "",
+                }
+                for r in missed.get(incident["incident"], [])
+            ]
     return out
 
 
