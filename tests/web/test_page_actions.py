@@ -1104,3 +1104,17 @@ def test_those_who_do_not_manage_see_the_published_grid_not_the_proposal(site) -
     assert "proposals not yet published are not counted" in docs.get(BOARD).content.decode()
     officer.post(f"{BOARD}publish/")
     assert tunnel_after(docs) == "46/46"
+
+
+def test_a_refusal_for_room_carries_the_policys_explanation_and_a_link_to_it(site) -> None:
+    officer = signed_in("officer")
+    officer.post(f"{BOARD}decide/")
+    docs = signed_in("documentary").get(BOARD).content.decode()
+    row = docs.split('id="request-r24"')[1].split("</tr>")[0]
+    assert "The policy grants as many requests of each tier as fit, tier by tier" in row
+    assert "(host, partner, club, other)" in row and '<a href="#policy">' in row
+    policy = docs.split('<details id="policy">')[1].split("</details>")[0]
+    assert "<strong>partner</strong>: the competition&#x27;s broadcast partners" in policy
+    assert "most-granted" in policy and "Requests close 5 days before kick-off" in policy
+    granted = docs.split('id="request-r25"')[1].split("</tr>")[0]
+    assert "The policy grants" not in granted

@@ -21,7 +21,7 @@ from pitchpass.core import (
     parse_capacity,
     what_if_json,
 )
-from pitchpass.core.codes import ReasonCode, Status
+from pitchpass.core.codes import Mode, ReasonCode, Status
 from pitchpass.core.coverage import would_have_caught
 from pitchpass.core.model import Scenario
 from pitchpass.core.overrides import (
@@ -466,6 +466,42 @@ def published_usage(match: m.Match) -> list[dict[str, Any]]:
     only = dataclasses.replace(scenario, requests=published)
     usage: list[dict[str, Any]] = match_json(decide_match(only, match.key))["usage"]
     return usage
+
+
+RULES = {
+    "host": "the match's host broadcaster",
+    "partner": "the competition's broadcast partners",
+    "club": "the two clubs of the match",
+    "any": "everyone else",
+}
+
+
+def policy_of(match: m.Match) -> dict[str, Any]:
+    """The policy the match is decided by, in words: tiers in order, the choice within a
+    tier, the deadline."""
+    policy = scenario_of(match).policy
+    tiers = []
+    for tier in policy.tiers:
+        kind, _, value = tier.rule.partition(":")
+        said = RULES.get(tier.rule) or (
+            f"organisation {value}" if kind == "org" else f"organisations of kind {value}"
+        )
+        tiers.append({"name": tier.name, "rule": tier.rule, "who": said})
+    return {
+        "tiers": tiers,
+        "within_tier": policy.within_tier.value,
+        "most_granted": policy.within_tier is Mode.MOST_GRANTED,
+        "deadline": _in_words(policy.deadline),
+    }
+
+
+def _in_words(deadline: Any) -> str:
+    minutes = int(deadline.total_seconds() // 60)
+    for unit, size in (("day", 1440), ("hour", 60)):
+        if minutes % size == 0:
+            n = minutes // size
+            return f"{n} {unit}{'' if n == 1 else 's'}"
+    return f"{minutes} minutes"
 
 
 def published_places(match: m.Match) -> list[tuple[str, str, str, int, str]]:

@@ -145,6 +145,7 @@ def render_board(
         phases=list(match.competition.phases.values_list("key", flat=True)),
         phase_spans=list(match.competition.phases.values("key", "start", "end")),
         grid=board.grid(_usage(user, match, run)),
+        policy=_policy(match),
         rows=rows,
         dropped_by_decide=_in_effect(match) if access.manages(user, match) and run else [],
         filters=filters,
@@ -165,6 +166,13 @@ def render_board(
     )
     status = error.status if error else 200
     return render(request, "pitchpass/board.html", values, status=status)
+
+
+def _policy(match: m.Match) -> dict[str, Any] | None:
+    try:
+        return decisions.policy_of(match)
+    except ServiceError:  # the match as stored does not decide: the board says why
+        return None
 
 
 def _usage(user: User, match: m.Match, run: m.DecisionRun | None) -> list[dict[str, Any]]:
