@@ -87,7 +87,10 @@ def test_what_if_grant_without_consent_is_granted_only_if(tmp_path: Path) -> Non
     table = run("what-if", without, "--grant", "r24")
     assert table.exit_code == 0
     line = next(x for x in table.stdout.splitlines() if "only if" in x)
-    assert line.startswith("r24 is granted here only if: away-dressing-room belongs to man-city")
+    assert line.startswith(
+        "r24 is granted here only if: Away dressing room (away-dressing-room) belongs to"
+        " Manchester City, the away club"
+    )
     out = json.loads(run("what-if", without, "--grant", "r24", "--json").stdout)
     assert list(out) == ["changes", "incidents", "result"]
     assert {"request": "r24", "before": "refused", "after": "granted"} in out["changes"]

@@ -377,8 +377,9 @@ def test_closing_a_zone_over_published_grants_is_refused(admin_client) -> None:
         f"/admin/pitchpass/zone/{zone.pk}/change/", zone_form(zone, closed='["post-match"]')
     ).content.decode()
     assert "a match would no longer be a valid scenario" in page
-    assert "requests[r01]: r01 is a published grant there: tunnel is closed in post-match;" in (
-        page
+    assert (
+        "requests[r01]: r01 is a published grant there: Players&#x27; tunnel (tunnel) is closed"
+        " at post-match;" in page
     )
     zone.refresh_from_db()
     assert zone.closed == []

@@ -725,7 +725,10 @@ def test_a_grant_by_hand_sees_closed_zones_on_the_way_and_the_clubs_own_crews(si
         f"{BOARD}requests/man-city-documentary.early/override/",
         {"status": "granted", "reason": "the bus is early"},
     )
-    assert early.status_code == 409 and "tunnel is closed in arrival" in early.content.decode()
+    assert (
+        early.status_code == 409
+        and "Players&#x27; tunnel (tunnel) is closed at arrival" in early.content.decode()
+    )
     own = officer.post(f"{BOARD}requests/own/override/", {"status": "granted", "reason": "ok"})
     assert own.status_code == 302  # City's own crew in City's room needs no consent
 
@@ -765,13 +768,16 @@ def test_a_grant_by_hand_keeps_closed_phases_and_the_occupant_clubs_consent(site
         {"status": "granted", "reason": "just this once"},
     )
     assert closed.status_code == 409
-    assert "away-dressing-room is closed in first-half" in closed.content.decode()
+    assert (
+        "Away dressing room (away-dressing-room) is closed at first-half" in closed.content.decode()
+    )
     signed_in("away-officer").post(f"{BOARD}requests/r24/consent/", {"given": "no"})
     officer.post(f"{BOARD}decide/")
     refused = officer.post(f"{BOARD}requests/r24/override/", {"status": "granted", "reason": "x"})
     assert refused.status_code == 409
-    assert "away-dressing-room belongs to man-city (away club), which has not consented" in (
-        refused.content.decode()
+    assert (
+        "Away dressing room (away-dressing-room) belongs to Manchester City, the away club,"
+        " which has not consented" in refused.content.decode()
     )
     assert (
         officer.post(

@@ -11,7 +11,7 @@ from pitchpass.core.codes import Mode, Status
 from pitchpass.core.coverage import Coverage, cover
 from pitchpass.core.model import Match, Request, Scenario
 from pitchpass.core.places import Cell, capacities, footprint
-from pitchpass.core.policy import ineligibility, tier_of
+from pitchpass.core.policy import club_names, ineligibility, tier_of
 from pitchpass.core.reasons import Reason, capacity_reason
 
 
@@ -59,7 +59,8 @@ def decide_match(scenario: Scenario, match_id: str) -> MatchResult:
         r.id: tier_of(r, scenario.organisation(r.by), match, policy, scenario.competition.partners)
         for r in requests
     }
-    barred = {r.id: ineligibility(r, match, venue, policy) for r in requests}
+    names = club_names(scenario, match)
+    barred = {r.id: ineligibility(r, match, venue, policy, names) for r in requests}
     # Only requests that may be granted need their places worked out.
     items = {
         r.id: Item(r.id, tiers[r.id][0], r.crew, footprint(r, venue))

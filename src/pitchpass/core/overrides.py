@@ -21,7 +21,7 @@ from pitchpass.core.codes import ReasonCode, Status
 from pitchpass.core.decide import Decision, MatchResult, decide_match
 from pitchpass.core.model import Scenario
 from pitchpass.core.places import Cell, capacities, footprint
-from pitchpass.core.policy import beyond_override, tier_of
+from pitchpass.core.policy import beyond_override, club_names, tier_of
 from pitchpass.core.reasons import Reason, capacity_reason
 from pitchpass.core.whatif import Changes, WhatIf, what_if
 
@@ -91,7 +91,8 @@ def grant_blockers(
     venue = scenario.venue(match.venue)
     requests = {r.id: r for r in scenario.requests_of(match_id)}
     request = requests[request_id]
-    blockers = beyond_override(request, match, venue, scenario.policy)
+    names = club_names(scenario, match)
+    blockers = beyond_override(request, match, venue, scenario.policy, names)
     if request.locked:
         return tuple(blockers)
     by_hand = {o.request for o in overrides if o.status is Status.GRANTED} - {request_id}
@@ -238,7 +239,9 @@ def only_if(scenario: Scenario, grant: Iterable[str]) -> dict[str, tuple[Reason,
         request = next(r for r in scenario.requests if r.id == request_id)
         match = scenario.match(request.match)
         venue = scenario.venue(match.venue)
-        reasons = beyond_override(request, match, venue, scenario.policy)
+        reasons = beyond_override(
+            request, match, venue, scenario.policy, club_names(scenario, match)
+        )
         if reasons and not request.locked:
             out[request_id] = tuple(reasons)
     return out

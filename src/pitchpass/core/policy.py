@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 
 from pitchpass.core.codes import ReasonCode
-from pitchpass.core.model import UNRANKED, Match, Organisation, Policy, Request, Venue
+from pitchpass.core.model import UNRANKED, Match, Organisation, Policy, Request, Scenario, Venue
 from pitchpass.core.places import Cell
 from pitchpass.core.reasons import Reason
 
@@ -38,8 +38,15 @@ def _matches(rule: str, organisation: Organisation, match: Match, partners: froz
     return prefix == "kind" and organisation.kind == value
 
 
-def ineligibility(request: Request, match: Match, venue: Venue, policy: Policy) -> list[Reason]:
-    """Every reason that rules a request out before places are counted (none if locked)."""
+def ineligibility(
+    request: Request,
+    match: Match,
+    venue: Venue,
+    policy: Policy,
+    names: Mapping[str, str] | None = None,
+) -> list[Reason]:
+    """Every reason that rules a request out before places are counted (none if locked).
+    `names` (organisation id -> name) lets the sentences name the clubs."""
     if request.locked:
         return []
     reasons = []
@@ -54,17 +61,24 @@ def ineligibility(request: Request, match: Match, venue: Venue, policy: Policy) 
         )
     zone = venue.zone(request.zone)
     for zone_id, phase in closed_on_the_way(request.zone, request.phases, venue):
-        reasons.append(Reason(ReasonCode.CLOSED, f"{zone_id} is closed in {phase}", zone_id, phase))
+        text = f"{_zone(venue, zone_id)} is closed at {phase}"
+        reasons.append(Reason(ReasonCode.CLOSED, text, zone_id, phase))
     club = occupant_club(zone.occupant, match.home, match.away)
     if club is not None and request.by != club and club not in request.consent:
         reasons.append(
             Reason(
                 ReasonCode.NO_CONSENT,
-                f"{zone.id} belongs to {club} ({zone.occupant} club), "
-                f"which has not consented to this crew",
+                f"{_zone(venue, zone.id)} belongs to {(names or {}).get(club, club)}, the "
+                f"{zone.occupant} club, which has not consented to this crew",
             )
         )
     return reasons
+
+
+def _zone(venue: Venue, zone_id: str) -> str:
+    """A zone by its name, with its id (as the grid and the forms show it)."""
+    name = venue.zone(zone_id).name
+    return f"{name} ({zone_id})" if name and name != zone_id else zone_id
 
 
 def closed_on_the_way(zone_id: str, phases: Iterable[str], venue: Venue) -> list[Cell]:
@@ -85,11 +99,18 @@ def occupant_club(occupant: str | None, home: str, away: str) -> str | None:
     return {"home": home, "away": away}.get(occupant or "")
 
 
-def beyond_override(request: Request, match: Match, venue: Venue, policy: Policy) -> list[Reason]:
+def beyond_override(
+    request: Request,
+    match: Match,
+    venue: Venue,
+    policy: Policy,
+    names: Mapping[str, str] | None = None,
+) -> list[Reason]:
     """The reasons no grant by hand sets aside: a zone closed (itself or one it is reached
     through) in a phase asked for, and a dressing room without its club's consent. An
     officer's grant overrides the order, the room and the deadline, never another's say."""
-    reasons = ineligibility(dataclasses.replace(request, locked=False), match, venue, policy)
+    unlocked = dataclasses.replace(request, locked=False)
+    reasons = ineligibility(unlocked, match, venue, policy, names)
     return [r for r in reasons if r.code != ReasonCode.LATE]
 
 
@@ -104,3 +125,8 @@ def _duration(policy: Policy) -> str:
     if minutes % 60 == 0:
         return f"{minutes // 60}h"
     return f"{minutes}m"
+
+
+def club_names(scenario: Scenario, match: Match) -> dict[str, str]:
+    """The names of the match's two clubs, for the sentences of its reasons."""
+    return {club: scenario.organisation(club).name for club in (match.home, match.away)}

@@ -20,7 +20,7 @@ from django.db.models import Model, Q
 from pitchpass.core import ScenarioInvalid, load_document
 from pitchpass.core.codes import ReasonCode
 from pitchpass.core.model import Scenario
-from pitchpass.core.policy import beyond_override
+from pitchpass.core.policy import beyond_override, club_names
 from pitchpass.core.problems import Problem
 from pitchpass.web import models as m
 from pitchpass.web import store
@@ -110,7 +110,8 @@ def _closed_over_published(scenario: Scenario, match_key: str) -> list[Problem]:
     for n, request in enumerate(scenario.requests):
         if request.match != match_key or not request.locked:
             continue
-        for reason in beyond_override(request, match, venue, scenario.policy):
+        names = club_names(scenario, match)
+        for reason in beyond_override(request, match, venue, scenario.policy, names):
             if reason.code == ReasonCode.CLOSED:
                 problems.append(
                     Problem(
