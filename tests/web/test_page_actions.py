@@ -1124,3 +1124,22 @@ def test_a_refusal_for_room_carries_the_policys_explanation_and_a_link_to_it(sit
     assert "most-granted" in policy and "Requests close 5 days before kick-off" in policy
     granted = docs.split('id="request-r25"')[1].split("</tr>")[0]
     assert "The policy grants" not in granted
+
+
+def test_incidents_take_football_minutes_and_refuse_one_outside_every_phase(site) -> None:
+    steward = signed_in("steward")
+    logged = steward.post(
+        f"{BOARD}incidents/",
+        {"zone": "pitch-side", "minute": "90+3", "what": "a late scuffle", "once": "f1"},
+        follow=True,
+    ).content.decode()
+    assert "Incident incident-1 logged." in logged
+    item = logged.split("<strong>incident-1</strong>")[1].split("</li>")[0]
+    assert "90+3' of play (minute 109 on the clock), pitch-side, second-half" in item
+    assert m.Incident.objects.get(key="incident-1").minute == 109
+    wrong = steward.post(f"{BOARD}incidents/", {"zone": "tunnel", "minute": "60+2", "once": "f2"})
+    assert wrong.status_code == 400 and "stoppage time follows 45 or 90" in wrong.content.decode()
+    outside = steward.post(f"{BOARD}incidents/", {"zone": "tunnel", "minute": "900", "once": "f3"})
+    page = outside.content.decode()
+    assert outside.status_code == 400 and "minute 900 after kick-off is outside every phase" in page
+    assert m.Incident.objects.filter(match__key=MATCH).count() == 3  # the seed's 2 and one

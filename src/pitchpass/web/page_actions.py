@@ -151,14 +151,8 @@ def log_incident(request: HttpRequest, match_key: str) -> HttpResponse:
     def act() -> str:
         posted = request.POST
         _chosen(posted, "zone", "choose the zone where it happened")
-        try:
-            minute = float(posted.get("minute", "").strip())
-        except ValueError:
-            raise ServiceError(
-                ErrorCode.INVALID,
-                "the minute must be a number (minutes after kick-off, such as 93)",
-                "minute",
-            ) from None
+        match = check(user_of(request), match_key)
+        minute = services.typed_minute(match, posted.get("minute", ""))
         if not -DAY <= minute <= DAY:  # a slip of the keyboard (1e9), not a match's minute
             raise ServiceError(
                 ErrorCode.INVALID,

@@ -226,7 +226,9 @@ def _incidents(user: User, match: m.Match) -> list[dict[str, Any]]:
         sources = [
             {**s, "name": names.get(s["org"] or "", s["org"])} for s in incident["covered_by"]
         ]
-        out.append({**incident, "row": row, "covered_by": sources})
+        minute = row.minute if row is not None else None
+        football = services.football_of(match, minute) if minute is not None else None
+        out.append({**incident, "row": row, "covered_by": sources, "football": football})
     uncaught = {i["incident"] for i in out if not i["covered_by"]}
     if uncaught and access.profile(user).role != "steward":
         missed = decisions.missed(user, match, uncaught)

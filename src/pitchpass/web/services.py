@@ -13,8 +13,10 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 
-from pitchpass.core import check_document
+from pitchpass.core import check_document, load_document
+from pitchpass.core.coverage import phase_at
 from pitchpass.core.fields import MAX_DEADLINE, parse_duration
+from pitchpass.core.minutes import NotAMinute, clock_minute, football_minute
 from pitchpass.core.model import Policy
 from pitchpass.core.policy import occupant_club
 from pitchpass.web import access, store
@@ -370,11 +372,60 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
             )
         entry = {k: body[k] for k in INCIDENT_FIELDS if body.get(k) is not None}
         entry |= {"id": incident_id, "match": match.key}
-        _check_entry(store.export(match.key), "incidents", entry)
+        document = store.export(match.key)
+        _check_entry(document, "incidents", entry)  # it is in `document` now
         _check_instant(entry.get("at"))
+        _check_in_a_phase(document, incident_id)
         store.add_incident(match, entry)
         audit(user, "incident", match, incident_id, None, entry)
         return incident_id
+
+
+def typed_minute(match: m.Match, text: str) -> float:
+    """A minute as a steward types it: the clock ("93", minutes after kick-off as the
+    phases run) or a football minute of stoppage time ("45+2", "90+3"), turned into the
+    clock by the core with the match's phases."""
+    try:
+        football = clock_minute(text, store.plan_of(match))
+    except NotAMinute as error:
+        raise ServiceError(ErrorCode.INVALID, str(error), "minute") from None
+    if football is not None:
+        return football
+    try:
+        return float(text.strip())
+    except ValueError:
+        raise ServiceError(
+            ErrorCode.INVALID,
+            "the minute must be a number (minutes after kick-off, such as 93) or stoppage"
+            ' time ("45+2", "90+3")',
+            "minute",
+        ) from None
+
+
+def football_of(match: m.Match, clock: float) -> str | None:
+    """The football minute shown beside a clock minute ("45+2"), None outside the halves."""
+    return football_minute(clock, store.plan_of(match))
+
+
+def _check_in_a_phase(document: dict[str, Any], incident_id: str) -> None:
+    """An incident logged on the desk happens in a phase of the match: one outside every
+    phase (minute 900, say) would be kept as caught by nobody, silently. (A scenario file
+    may still hold such incidents: SCENARIO.md gives them no phase.)"""
+    scenario = load_document(document)
+    incident = next(i for i in scenario.incidents if i.id == incident_id)
+    if phase_at(incident.minute, scenario.phases) is None:
+        plan = ", ".join(f"{p.id} {p.start:g} to {p.end:g}" for p in scenario.phases)
+        where = (
+            "at"
+            if any(i.get("at") for i in document["incidents"] if i["id"] == incident_id)
+            else "minute"
+        )
+        raise ServiceError(
+            ErrorCode.INVALID,
+            f"minute {incident.minute:g} after kick-off is outside every phase of the match"
+            f" ({plan}): nothing logged",
+            where,
+        )
 
 
 def _check_instant(at: Any) -> None:

@@ -16,6 +16,7 @@ from django.db import transaction
 from django.db.models import ProtectedError
 
 from pitchpass.core import Problem, Scenario, ScenarioInvalid, check_document, load_document
+from pitchpass.core.model import DEFAULT_PHASES, Phase
 from pitchpass.web import models as m
 
 
@@ -390,6 +391,12 @@ def export(match_key: str) -> dict[str, Any]:
         "requests": [request_json(match.key, r) for r in requests],
         "incidents": [_incident(match.key, i) for i in incidents],
     }
+
+
+def plan_of(match: m.Match) -> tuple[Phase, ...]:
+    """The match's phases as the core has them (one query; no whole export)."""
+    rows = match.competition.phases.all()
+    return tuple(Phase(p.key, p.start, p.end) for p in rows) or DEFAULT_PHASES
 
 
 def scenario_of(match_key: str) -> Scenario:
