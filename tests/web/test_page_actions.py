@@ -908,8 +908,11 @@ def test_the_board_says_what_a_decide_drops_and_offers_publish_only_when_it_can_
     officer.post(f"{BOARD}requests/r24/override/", {"status": "granted", "reason": "story"})
     board = officer.get(BOARD).content.decode()
     assert "drops the 1 decision made by hand" in board and "confirm(" in board
-    mine = docs.get(BOARD).content.decode().split('id="request-r24"')[1].split("</tr>")[0]
-    assert "(proposed, not published yet)" in mine  # the crew sees it is not final
+    page = docs.get(BOARD).content.decode()
+    mine = page.split('id="request-r24"')[1].split("</tr>")[0]
+    assert 'title="proposed, not published yet">*' in mine  # the crew sees it is not final
+    assert page.count("not published yet (") == 1  # said once, above the rows
+    assert "proposed in run 2, not published yet (2 of the requests below)" in page
     assert "consent: given by Manchester City" in mine  # and whose say it needed
     again = officer.post(f"{BOARD}decide/", follow=True).content.decode()
     assert "Decisions by hand dropped: r24 (granted); override again to keep one." in again

@@ -147,6 +147,9 @@ def render_board(
         grid=board.grid(_usage(user, match, run)),
         policy=_policy(match),
         rows=rows,
+        proposed_seen=sum(
+            1 for row in rows if row["status"] == Status.GRANTED and not row["request"].locked
+        ),
         dropped_by_decide=_in_effect(match) if access.manages(user, match) and run else [],
         filters=filters,
         statuses=board.STATUSES,
