@@ -138,7 +138,7 @@ def _by_id(path: str, document: Any) -> str:
 
 
 def lock(pks: set[int]) -> None:
-    """Take the match lock (changes.locked) on these matches, in the order of their
+    """Take the match lock (changes.lock_match) on these matches, in the order of their
     primary keys (as `store.load` does), so that no decide, publish or submission changes
     them between the check and the commit. Taking it again in the same transaction is
     free."""

@@ -15,7 +15,9 @@ from pitchpass.web import models as m
 from pitchpass.web.errors import ErrorCode, ServiceError
 
 
-def locked(match: m.Match) -> m.Match:
+def lock_match(match: m.Match) -> m.Match:
+    """The match row, locked until the transaction ends (SELECT ... FOR UPDATE): who
+    acts on one match at once waits here, so no zone is ever over-booked."""
     return m.Match.objects.select_for_update().get(pk=match.pk)
 
 
@@ -74,7 +76,7 @@ def check_text(value: Any, path: str = "") -> None:
 
 def managed(user: User, match_key: str) -> m.Match:
     """The match, locked, if the user manages it (home club's officer, admin)."""
-    return locked(check_manages(user, match_key))
+    return lock_match(check_manages(user, match_key))
 
 
 def check_manages(user: User, match_key: str) -> m.Match:

@@ -28,7 +28,7 @@ from pitchpass.web.changes import (
     check_id,
     check_manages,
     check_text,
-    locked,
+    lock_match,
     scenario_of,
     stored_invalid,
 )
@@ -87,7 +87,7 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
     it against the match as stored. Locks the match."""
     check_text(body)
     with transaction.atomic():
-        match = locked(access.check_match(user, match_key))
+        match = lock_match(access.check_match(user, match_key))
         by = _requester(user, body)
         _check_deadline(match, now)
         admin = access.profile(user).role == "admin"
@@ -212,7 +212,7 @@ def do_withdraw_request(user: User, match_key: str, request_id: str, now: dateti
     Locks the match. Another organisation's request is "not found", as if absent,
     unless the user sees it (a club officer: "forbidden")."""
     with transaction.atomic():
-        match = locked(access.check_match(user, match_key))
+        match = lock_match(access.check_match(user, match_key))
         who = access.profile(user)
         row = _own_request(user, match, request_id)
         if row.locked:
@@ -242,7 +242,7 @@ def do_change_request(
     if not changes:
         raise ServiceError(ErrorCode.INVALID, f"change one of {', '.join(CHANGE_FIELDS)}")
     with transaction.atomic():
-        match = locked(access.check_match(user, match_key))
+        match = lock_match(access.check_match(user, match_key))
         who = access.profile(user)
         admin = who.role == "admin"
         if not admin and who.role != "media":
@@ -325,7 +325,7 @@ def do_consent(user: User, match_key: str, request_id: str, given: bool) -> None
     dressing room. A request the user may not see is "not found", as if absent (the
     occupant's officer sees those in its zones). Locks the match."""
     with transaction.atomic():
-        match = locked(access.check_match(user, match_key))
+        match = lock_match(access.check_match(user, match_key))
         who = access.profile(user)
         row = access.seen_requests(user, match).filter(key=request_id).first()
         if row is None:
@@ -356,7 +356,7 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
     """Stewards, officers and admins log what happened; the core checks it. Locks the match."""
     check_text(body)
     with transaction.atomic():
-        match = locked(access.check_match(user, match_key))
+        match = lock_match(access.check_match(user, match_key))
         if access.profile(user).role not in ("steward", "officer", "admin"):
             raise ServiceError(ErrorCode.FORBIDDEN, "stewards, officers and admins log incidents")
         taken = set(match.incidents.values_list("key", flat=True))
