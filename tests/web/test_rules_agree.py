@@ -4,18 +4,30 @@ scenarios, as loaded into the database and read back through the web layer."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.http import QueryDict
+from hypothesis import given, settings
 
 from pitchpass.core import decide_match
 from pitchpass.core.codes import ReasonCode
 from pitchpass.core.parse import parse_text
 from pitchpass.web import decisions, store
 from pitchpass.web import models as m
+from profiles import examples
 
 pytestmark = pytest.mark.django_db
+
+try:  # the core's strategy of generated scenarios
+    from core.test_properties import scenarios
+except ImportError:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "core"))
+    from test_properties import scenarios  # type: ignore[no-redef]
 SCENARIOS = sorted((Path(__file__).parents[2] / "scenarios").glob("*.yaml"))
 
 
@@ -98,4 +110,53 @@ def test_once_all_is_published_the_access_list_holds_the_grids_crews(path: Path)
             for phase, cs in entry["phases"]
         }
         used = {(u["zone"], u["phase"]): u["used"] for u in output["usage"] if u["used"]}
+        assert crews == used
+
+
+def _clear() -> None:
+    """An empty database for the next generated scenario (ids repeat across them)."""
+    m.AuditEntry.objects.all().delete()
+    m.Match.objects.all().delete()  # its requests, incidents and runs with it
+    m.Venue.objects.all().delete()
+    m.Competition.objects.all().delete()
+    m.Organisation.objects.all().delete()
+
+
+@settings(max_examples=examples(25))
+@given(doc=scenarios())
+def test_generated_scenarios_agree_through_the_web_layer(doc: dict[str, Any]) -> None:
+    """Generated scenarios (the core's Hypothesis strategy) stored and read back: the
+    decision the desk makes (do_decide) is the core's of the file; the hint's closed cells
+    are the core's `closed` reasons; once published, the access list holds the grid."""
+    from django.contrib.auth.models import User
+
+    from pitchpass.core import decide_document
+    from pitchpass.web import board
+
+    _clear()
+    store.load(copy.deepcopy(doc))
+    if not User.objects.filter(username="root").exists():
+        _admin()
+    admin = User.objects.get(username="root")
+    expected = {r["match"]: r for r in decide_document(copy.deepcopy(doc))["matches"]}
+    for key in store.match_keys():
+        match = m.Match.objects.get(key=key)
+        output = decisions.do_decide(admin, key)
+        assert output == expected[key]
+        scenario = store.scenario_of(key)
+        for decision in decide_match(scenario, key).decisions:
+            request = decision.request
+            if request.locked:
+                continue
+            core = {(r.zone, r.phase) for r in decision.reasons if r.code is ReasonCode.CLOSED}
+            cells = decisions.room(
+                match, request.zone, list(request.phases), request.crew, request.id
+            )
+            assert {(c.zone, c.phase) for c in cells if c.closed} == core, request.id
+        decisions.do_publish(admin, key)
+        zones = [z.key for z in match.venue.zones.all()]
+        phases = list(dict.fromkeys(u["phase"] for u in output["usage"]))
+        listed = board.access_list(decisions.published_places(match), zones, phases)
+        crews = {(e["zone"], p): len(cs) > 0 for e in listed for p, cs in e["phases"]}
+        used = {(u["zone"], u["phase"]): True for u in output["usage"] if u["used"]}
         assert crews == used
