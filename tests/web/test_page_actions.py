@@ -109,14 +109,16 @@ def test_override_with_a_reason_grants_r24_and_bumps_another(site) -> None:
         {"status": "granted", "reason": "the story needs it"},
         follow=True,
     ).content.decode()
-    assert "r24 granted by hand. Also changed: r23." in page
+    assert "r24 granted by hand. Also changed: r23 now refused." in page
     run = m.DecisionRun.objects.filter(match__key=MATCH).order_by("-number").first()
     status = {d["request"]: d["status"] for d in run.output["decisions"]}
     assert status["r24"] == "granted" and list(status.values()).count("refused") == 1
-    # The bumped crew's row says who took its places by hand, and why, beside the numbers.
+    # The bumped crew's row says who took its places by hand, and why, beside the numbers
+    # (not the policy's explanation: the policy did not refuse it).
     row = page.split('id="request-r23"')[1].split("</tr>")[0]
     assert "tunnel, post-match: 46 of 46 places taken by" in row
     assert "r24 was granted by hand there: the story needs it" in row
+    assert "The policy gives places" not in row
     # Nothing is published: a grant by hand of r23 too can be made (it would bump another).
     assert 'value="granted"' in row and "Cannot be granted by hand" not in row
 
@@ -1090,6 +1092,11 @@ def test_not_caught_on_camera_names_who_would_have_caught_it_and_the_what_if(sit
     assert "r24 would be granted" in answer and "caught by r24" in answer
     granted = officer.get(links["What if it had been granted?"]).content.decode()
     assert "r24 would be granted" in granted and "r23 would be bumped" in granted
+    # After Publish a grant outright has no room: only the what-if with room is offered.
+    officer.post(f"{BOARD}publish/")
+    item = officer.get(BOARD).content.decode()
+    item = item.split("<strong>dressing-room-altercation</strong>")[1].split("</li>")[0]
+    assert "What if it had been granted?" not in item and "What if there had been room" in item
     # The crew itself learns that it would have caught it; no what-if (not its to ask).
     docs = signed_in("documentary").get(BOARD).content.decode()
     mine = docs.split("<strong>dressing-room-altercation</strong>")[1].split("</li>")[0]
@@ -1120,13 +1127,13 @@ def test_a_refusal_for_room_carries_the_policys_explanation_and_a_link_to_it(sit
     officer.post(f"{BOARD}decide/")
     docs = signed_in("documentary").get(BOARD).content.decode()
     row = docs.split('id="request-r24"')[1].split("</tr>")[0]
-    assert "The policy grants as many requests of each tier as fit, tier by tier" in row
+    assert "The policy gives places tier by tier" in row
     assert "(host, partner, club, other)" in row and '<a href="#policy">' in row
     policy = docs.split('<details id="policy">')[1].split("</details>")[0]
     assert "<strong>partner</strong>: the competition&#x27;s broadcast partners" in policy
     assert "most-granted" in policy and "Requests close 5 days before kick-off" in policy
     granted = docs.split('id="request-r25"')[1].split("</tr>")[0]
-    assert "The policy grants" not in granted
+    assert "The policy gives places" not in granted
 
 
 def test_incidents_take_football_minutes_and_refuse_one_outside_every_phase(site) -> None:
@@ -1139,10 +1146,17 @@ def test_incidents_take_football_minutes_and_refuse_one_outside_every_phase(site
     assert "Incident incident-1 logged." in logged
     item = logged.split("<strong>incident-1</strong>")[1].split("</li>")[0]
     assert "90+3' of play (minute 109 on the clock), pitch-side, second-half" in item
+    seed = logged.split("<strong>herrera-booking</strong>")[1].split("</li>")[0]
+    assert "minute 80, pitch-side" in seed  # a plain minute is the clock, as in the file
     assert m.Incident.objects.get(key="incident-1").minute == 109
     wrong = steward.post(f"{BOARD}incidents/", {"zone": "tunnel", "minute": "60+2", "once": "f2"})
     assert wrong.status_code == 400 and "stoppage time follows 45 or 90" in wrong.content.decode()
-    outside = steward.post(f"{BOARD}incidents/", {"zone": "tunnel", "minute": "900", "once": "f3"})
+    outside = steward.post(
+        f"{BOARD}incidents/",
+        {"zone": "tunnel", "minute": "900", "once": "f3", "action": "incident"},
+    )
     page = outside.content.decode()
     assert outside.status_code == 400 and "minute 900 after kick-off is outside every phase" in page
+    form = page.split('aria-label="log an incident"')[1].split("</form>")[0]
+    assert "outside every phase" in form  # said beside the form too, not only at the top
     assert m.Incident.objects.filter(match__key=MATCH).count() == 3  # the seed's 2 and one

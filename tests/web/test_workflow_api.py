@@ -288,6 +288,12 @@ def test_an_override_cannot_push_past_published_grants(api) -> None:
     # What-if's grant is the same grant by hand: the same code, word for word.
     what_if = post(api["officer"], "/what-if", {"grant": ["r24"]})
     assert what_if.status_code == 409 and what_if.json() == response.json() | {"path": "grant"}
+    # Taking out a published crew in the same what-if frees its places: r24 fits then.
+    freed = post(api["officer"], "/what-if", {"grant": ["r24"], "refuse": ["r23"]})
+    assert freed.status_code == 200
+    assert {"request": "r24", "before": "refused", "after": "granted"} in freed.json()["changes"]
+    both = post(api["officer"], "/what-if", {"grant": ["r24"], "refuse": ["r24"]})
+    assert both.status_code == 400 and both.json()["path"] == "refuse"
     # With the places the message names, both work.
     more = post(
         api["officer"], "/what-if", {"grant": ["r24"], "capacity": {"tunnel@post-match": 48}}

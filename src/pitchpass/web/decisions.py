@@ -423,7 +423,8 @@ def missed(user: User, match: m.Match, uncaught: set[str]) -> dict[str, list[dic
     `would_have_caught`), each {"request", "org", "capacity"}: `capacity` the places per
     "zone@phase" that would have let it in, when room alone refused it (else empty). Those
     who manage the match see every such request as the match stands; others only their
-    own, as the current run refused them."""
+    own, as the current run refused them. `grantable`: a grant by hand of it has room (a
+    what-if granting it outright can be asked)."""
     scenario, overridden = _as_it_stands(match, None)
     result = overridden.result
     if access.manages(user, match):
@@ -434,6 +435,7 @@ def missed(user: User, match: m.Match, uncaught: set[str]) -> dict[str, list[dic
         mine = {k for k, d in decided_in(run, seen).items() if d["status"] == Status.REFUSED}
         refused = [d for d in result.decisions if d.request.id in mine]
     by_id = {d.request.id: d for d in refused}
+    kept = list(overridden.kept)
     out = {}
     for coverage in result.incidents:
         if coverage.incident.id not in uncaught:
@@ -444,6 +446,11 @@ def missed(user: User, match: m.Match, uncaught: set[str]) -> dict[str, list[dic
                 "request": r.id,
                 "org": scenario.organisation(r.by).name,
                 "capacity": _room_alone(by_id[r.id].reasons),
+                # A what-if grant is a grant by hand: offered only where it has room.
+                "grantable": not any(
+                    b.code is ReasonCode.CAPACITY
+                    for b in grant_blockers(scenario, match.key, kept, r.id)
+                ),
             }
             for r in found
         ]
@@ -471,7 +478,7 @@ def published_usage(match: m.Match) -> list[dict[str, Any]]:
 RULES = {
     "host": "the match's host broadcaster",
     "partner": "the competition's broadcast partners",
-    "club": "the two clubs of the match",
+    "club": "the two clubs of the match themselves (not their channels or producers)",
     "any": "everyone else",
 }
 
@@ -600,9 +607,15 @@ def _check_room(scenario: Scenario, match_key: str, kept: list[Override], change
     ticked ones) fits, with the capacities changed, beside the published grants and the
     grants by hand before it; else the override's `no-room` for the first that does not."""
     ticked = set(changes.grant) | set(changes.refuse)
-    if changes.capacity:
-        _check_changes(scenario, Changes(capacity=changes.capacity))
-        scenario = apply_changes(scenario, Changes(capacity=changes.capacity))
+    both = [key for key in changes.grant if key in changes.refuse]
+    if both:
+        raise ServiceError(
+            ErrorCode.INVALID, f"{both[0]} is ticked both to grant and to refuse", "refuse"
+        )
+    if changes.capacity or changes.refuse:  # the places a tick frees count (a published one)
+        scenario = apply_changes(
+            scenario, Changes(refuse=changes.refuse, capacity=changes.capacity)
+        )
     before = [o for o in kept if o.request not in ticked]
     grants = [o for o in before if o.status is Status.GRANTED] + [
         Override(key, Status.GRANTED, "what-if") for key in changes.grant
@@ -615,11 +628,6 @@ def _check_room(scenario: Scenario, match_key: str, kept: list[Override], change
             except ServiceError as error:  # the override's words; the body's field
                 raise ServiceError(error.code, error.message, "grant") from None
         made.append(grant)
-
-
-def _check_changes(scenario: Scenario, changes: Changes) -> None:
-    """The core's problems with the changes themselves (an unknown zone, say) first."""
-    apply_changes(scenario, changes)
 
 
 def _in_web_words(message: str) -> str:

@@ -89,7 +89,7 @@ def override(request: HttpRequest, match_key: str, request_id: str) -> HttpRespo
         before = _statuses(user, match_key)
         output = decisions.do_override(user, match_key, request_id, status, reason)
         bumped = [
-            d["request"]
+            f"{d['request']} now {d['status']}"
             for d in output["decisions"]
             if d["request"] != request_id and d["status"] != before.get(d["request"])
         ]

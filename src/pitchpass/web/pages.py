@@ -231,6 +231,8 @@ def _incidents(user: User, match: m.Match) -> list[dict[str, Any]]:
         ]
         minute = row.minute if row is not None else None
         football = services.football_of(match, minute) if minute is not None else None
+        if football and "+" not in football:  # plain minutes stay the clock's (SCENARIO.md)
+            football = None
         out.append({**incident, "row": row, "covered_by": sources, "football": football})
     uncaught = {i["incident"] for i in out if not i["covered_by"]}
     if uncaught and access.profile(user).role != "steward":
