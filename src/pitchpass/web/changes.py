@@ -5,6 +5,9 @@ shared by the services: who manages a match, ids and text that can be stored.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -33,12 +36,36 @@ def audit(user: User, action: str, match: m.Match, target: str, before: Any, aft
     )
 
 
+# While a GET is answered (middleware.ReadOnce), the scenarios exported for it, by match
+# and version: a board asks for its match's scenario in several places (coverage, the
+# desk's explanations, the policy, the access list) and nothing writes in between. Never
+# across requests (an organisation renamed moves no version) nor while writing.
+_READ: ContextVar[dict[tuple[int, int], Scenario] | None] = ContextVar("read", default=None)
+
+
+@contextmanager
+def read_once() -> Iterator[None]:
+    """Export each match once while this lasts (a read-only request)."""
+    token = _READ.set({})
+    try:
+        yield
+    finally:
+        _READ.reset(token)
+
+
 def scenario_of(match: m.Match) -> Scenario:
     """The core's scenario of the stored match; rows edited into nonsense are a conflict."""
+    cache = _READ.get()
+    key = (match.pk, match.version)
+    if cache is not None and key in cache:
+        return cache[key]
     try:
-        return store.scenario_of(match.key)
+        scenario = store.scenario_of(match.key)
     except ScenarioInvalid as invalid:
         raise ServiceError(ErrorCode.CONFLICT, stored_invalid(invalid.problems[0])) from None
+    if cache is not None:
+        cache[key] = scenario
+    return scenario
 
 
 def stored_invalid(problem: Any) -> str:

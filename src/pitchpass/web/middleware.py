@@ -10,6 +10,7 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
+from pitchpass.web.changes import read_once
 from pitchpass.web.errors import ErrorCode, ServiceError
 
 
@@ -49,3 +50,17 @@ def _api_answer(request: HttpRequest, response: HttpResponse) -> HttpResponse:
     if response.get("Allow"):
         answer["Allow"] = response["Allow"]
     return answer
+
+
+class ReadOnce:
+    """A GET or HEAD writes nothing: while it is answered, each match's scenario is
+    exported once (changes.read_once), however many parts of the page ask for it."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method not in ("GET", "HEAD"):
+            return self.get_response(request)
+        with read_once():
+            return self.get_response(request)

@@ -72,6 +72,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "pitchpass.web.middleware.PageErrors",
+    "pitchpass.web.middleware.ReadOnce",
 ]
 ROOT_URLCONF = "pitchpass.web.urls"
 TEMPLATES = [
