@@ -196,7 +196,9 @@ def test_the_away_officer_consents_for_its_own_dressing_room(site) -> None:
     board = away.get(BOARD).content.decode()
     assert "Take consent back" in board and "consent: given by Manchester City" in board
     page = away.post(f"{BOARD}requests/r24/consent/", {"given": "no"}, follow=True)
-    assert "Consent for r24 refused." in page.content.decode()
+    assert (
+        "Consent for r24 refused (taken back): the request is not refused" in page.content.decode()
+    )
     assert not m.Request.objects.get(key="r24").consent.exists()
     row = page.content.decode().split('id="request-r24"')[1].split("</tr>")[0]
     assert "consent: refused" in row
@@ -1160,3 +1162,16 @@ def test_incidents_take_football_minutes_and_refuse_one_outside_every_phase(site
     form = page.split('aria-label="log an incident"')[1].split("</form>")[0]
     assert "outside every phase" in form  # said beside the form too, not only at the top
     assert m.Incident.objects.filter(match__key=MATCH).count() == 3  # the seed's 2 and one
+
+
+def test_the_usual_sign_in_address_leads_to_the_sign_in_page(site) -> None:
+    response = Client().get("/accounts/login/?next=/")
+    assert response.status_code == 302 and response["Location"] == "/login/?next=/"
+
+
+def test_a_what_if_error_is_said_once_on_the_page(site) -> None:
+    officer = signed_in("officer")
+    officer.post(f"{BOARD}decide/")
+    officer.post(f"{BOARD}publish/")
+    page = officer.post(f"{BOARD}what-if/", {"grant": ["r24"]}).content.decode()
+    assert page.count("a grant by hand must fit beside the published grants") == 1

@@ -123,7 +123,12 @@ def consent(request: HttpRequest, match_key: str, request_id: str) -> HttpRespon
     def act() -> str:
         given = request.POST.get("given") == "yes"
         services.do_consent(user_of(request), match_key, request_id, given)
-        done = f"Consent for {request_id} {'given' if given else 'refused'}."
+        done = (
+            f"Consent for {request_id} given."
+            if given
+            else f"Consent for {request_id} refused (taken back): the request is not refused"
+            " by that alone; without consent the next decide refuses it."
+        )
         published = m.Request.objects.filter(match__key=match_key, key=request_id, locked=True)
         if not given and published.exists():
             done += " It is a published grant: it stands until the home club's officer revokes it."

@@ -361,7 +361,9 @@ def what_if(request: HttpRequest, match_key: str) -> HttpResponse:
         except ValueError as error:
             values["error"] = ServiceError(ErrorCode.INVALID, str(error))
         if request.htmx:  # type: ignore[attr-defined]
-            # 200 even with an error in it: htmx swaps in only successful answers.
+            # 200 even with an error in it: htmx swaps in only successful answers. (The
+            # whole page says an error once, at its top.)
+            values["partial"] = True
             return render(request, "pitchpass/_what_if_result.html", values)
     return render(request, "pitchpass/what_if.html", values, status=_status(values))
 

@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from pitchpass.web import page_actions, pages
 from pitchpass.web.api import api
@@ -30,6 +31,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", api.urls),
     path("login/", auth_views.LoginView.as_view(), name="login"),
+    # Django's usual address for it, where people (and their password managers) look.
+    path("accounts/login/", RedirectView.as_view(pattern_name="login", query_string=True)),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include(page_patterns)),
 ]
