@@ -138,6 +138,13 @@ def test_the_request_form_hints_room_left_and_keeps_what_was_typed(site) -> None
     hint = docs.get(f"{BOARD}room/", {"zone": "away-dressing-room", "phases": ["post-match"]})
     assert "away-dressing-room, post-match: 4 of 4 places left" in hint.content.decode()
     assert "tunnel, post-match: 0 of 46 places left" in hint.content.decode()
+    # The core's no-consent reason, as the request would be refused without it.
+    assert (
+        "Away dressing room (away-dressing-room) belongs to Manchester City, the away club,"
+        " which has not consented to this crew yet" in html.unescape(hint.content.decode())
+    )
+    tunnel = docs.get(f"{BOARD}room/", {"zone": "tunnel", "phases": ["post-match"]})
+    assert "consent" not in tunnel.content.decode()
     bad = docs.post(
         f"{BOARD}requests/new/",
         {"zone": "tunnel", "phases": ["post-match"], "crew": "two", "id": "late-one"},

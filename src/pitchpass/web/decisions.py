@@ -23,7 +23,7 @@ from pitchpass.core import (
 )
 from pitchpass.core.codes import Mode, ReasonCode, Status
 from pitchpass.core.coverage import would_have_caught
-from pitchpass.core.model import Scenario
+from pitchpass.core.model import Request, Scenario
 from pitchpass.core.overrides import (
     Overridden,
     Override,
@@ -35,6 +35,7 @@ from pitchpass.core.overrides import (
 )
 from pitchpass.core.overrides import standing as standing_overrides
 from pitchpass.core.places import footprint
+from pitchpass.core.policy import club_names, ineligibility
 from pitchpass.core.report import match_json
 from pitchpass.core.room import Room, room_for
 from pitchpass.web import access
@@ -343,6 +344,22 @@ def room(
     used = {(u.zone, u.phase): u.used for u in overridden.result.usage}
     capacity = {(u.zone, u.phase): u.capacity for u in overridden.result.usage}
     return room_for(venue, zone, phases, crew, used, capacity)
+
+
+def consent_needed(match: m.Match, zone: str, by: str | None) -> str | None:
+    """What the core would refuse a request of `by` (None: someone else's) in `zone` for,
+    as to consent: a club's own room without that club's consent (policy.ineligibility,
+    on a request as yet without consent). None: no consent is needed there."""
+    scenario = scenario_of(match)
+    core_match = scenario.match(match.key)
+    venue = scenario.venue(core_match.venue)
+    if zone not in {z.id for z in venue.zones}:
+        return None
+    asked = Request("(new)", match.key, by or "", zone, (), 1, core_match.kickoff)
+    reasons = ineligibility(
+        asked, core_match, venue, scenario.policy, club_names(scenario, core_match)
+    )
+    return next((r.text for r in reasons if r.code is ReasonCode.NO_CONSENT), None)
 
 
 def _run_overrides(match: m.Match) -> list[Override]:

@@ -314,9 +314,15 @@ def room_hint(user: User, match: m.Match, typed: Any) -> dict[str, Any]:
         changing = None
     zone = str(typed.get("zone", ""))
     cells = decisions.room(match, zone, phases, crew, changing) if zone and phases else []
+    lines = board.room_lines(cells, crew)
+    mine = access.profile(user).organisation
+    consent = decisions.consent_needed(match, zone, mine.key if mine else None) if lines else None
+    if consent:  # the core's own reason, as the request would be refused without it
+        lines.insert(0, f"{consent} yet: its officer gives consent on the board; without it")
+        lines[0] += " the request is refused"
     run = match.runs.order_by("-number").first()
     return {
-        "lines": board.room_lines(cells, crew),
+        "lines": lines,
         "asked": bool(phases),
         "left_out": changing,
         "stale": run is not None and decisions.changed_since_run(user, match, run),
