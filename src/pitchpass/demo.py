@@ -17,6 +17,7 @@ from pitchpass.core import Changes, MatchResult, Scenario, decide, what_if
 from pitchpass.core.codes import ReasonCode, Status
 from pitchpass.core.coverage import Coverage, would_have_caught
 from pitchpass.core.decide import Decision
+from pitchpass.core.reasons import places_to_fit
 from pitchpass.core.whatif import CapacityChange
 from pitchpass.terminal import caught_by, match_heading, usage_grid
 
@@ -91,9 +92,7 @@ def _what_could_have_caught(
         _say(console, f"Refused, and it would have caught this: {_describe(scenario, decision)}")
         room = [r for r in decision.reasons if r.code is ReasonCode.CAPACITY]
         if room and len(room) == len(decision.reasons):
-            more = tuple(
-                CapacityChange(r.zone or "", r.phase, (r.used or 0) + (r.needed or 0)) for r in room
-            )
+            more = tuple(CapacityChange(z, p, n) for (z, p), n in places_to_fit(room).items())
             answer = what_if(scenario, Changes(capacity=more), [result.match.id])
             flags = " ".join(f"--capacity {c.zone}@{c.phase}={c.places}" for c in more)
             now = answer.after[0].decision(request.id).status

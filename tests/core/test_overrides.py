@@ -214,3 +214,21 @@ def test_no_grant_by_hand_sets_aside_a_clubs_say_over_its_room() -> None:
     assert [r.code for r in blockers] == [ReasonCode.NO_CONSENT]
     assert list(only_if(scenario, ["r24"])) == ["r24"]
     assert only_if(_seed(), ["r24"]) == {}  # with Manchester City's consent: nothing to set aside
+
+
+def test_a_what_ifs_grants_by_hand_need_room_but_its_refusals_free_it() -> None:
+    import dataclasses
+
+    from pitchpass.core.overrides import without_room
+    from pitchpass.core.reasons import places_to_fit
+
+    scenario = _seed()
+    published = [
+        dataclasses.replace(r, locked=True) if r.id != "r24" and "post-match" in r.phases else r
+        for r in scenario.requests
+    ]
+    scenario = dataclasses.replace(scenario, requests=tuple(published))
+    found = without_room(scenario, MATCH, [], Changes(grant=("r24",)))
+    assert found is not None and found[0] == "r24"
+    assert places_to_fit(found[1]) == {("tunnel", "post-match"): 48}
+    assert without_room(scenario, MATCH, [], Changes(grant=("r24",), refuse=("r23",))) is None

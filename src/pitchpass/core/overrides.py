@@ -22,8 +22,9 @@ from pitchpass.core.decide import Decision, MatchResult, decide_match
 from pitchpass.core.model import Scenario
 from pitchpass.core.places import Cell, capacities, footprint
 from pitchpass.core.policy import beyond_override, club_names, tier_of
+from pitchpass.core.problems import ScenarioInvalid
 from pitchpass.core.reasons import Reason, capacity_reason
-from pitchpass.core.whatif import Changes, WhatIf, what_if
+from pitchpass.core.whatif import Changes, WhatIf, apply_changes, check_changes, what_if
 
 
 @dataclass(frozen=True)
@@ -245,3 +246,33 @@ def only_if(scenario: Scenario, grant: Iterable[str]) -> dict[str, tuple[Reason,
         if reasons and not request.locked:
             out[request_id] = tuple(reasons)
     return out
+
+
+def without_room(
+    scenario: Scenario, match_id: str, kept: Sequence[Override], changes: Changes
+) -> tuple[str, tuple[Reason, ...]] | None:
+    """The first grant by hand of a what-if that does not fit, with its `capacity`
+    reasons (None: all fit). Its grants by hand are the standing ones no change names,
+    then its own, in that order, each beside the published grants and those before it,
+    with the what-if's refusals and capacities made (docs/scenario-extensions.md)."""
+    problems = check_changes(scenario, changes)
+    if problems:
+        raise ScenarioInvalid(problems)
+    named = set(changes.grant) | set(changes.refuse)
+    if changes.capacity or changes.refuse:  # the places a refusal frees count
+        scenario = apply_changes(
+            scenario, Changes(refuse=changes.refuse, capacity=changes.capacity)
+        )
+    before = [o for o in kept if o.request not in named]
+    grants = [o for o in before if o.status is Status.GRANTED]
+    grants += [Override(key, Status.GRANTED, "what-if") for key in changes.grant]
+    made = [o for o in before if o.status is Status.REFUSED]
+    present = {r.id for r in scenario.requests_of(match_id)}
+    for grant in grants:
+        if grant.request in present:
+            blockers = grant_blockers(scenario, match_id, made, grant.request)
+            full = tuple(b for b in blockers if b.code is ReasonCode.CAPACITY)
+            if full:
+                return grant.request, full
+        made.append(grant)
+    return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +43,16 @@ def capacity_reason(
     if needed > capacity:
         text += ", more than it holds"
     return Reason(ReasonCode.CAPACITY, text, zone, phase, used, capacity, needed)
+
+
+def places_to_fit(reasons: Iterable[Reason]) -> dict[tuple[str, str], int]:
+    """For each `capacity` reason, the capacity of its zone and phase that would let the
+    request in there (the places used beside it, and its own): the way forward in numbers."""
+    return {
+        (r.zone or "", r.phase or ""): (r.used or 0) + (r.needed or 0)
+        for r in reasons
+        if r.code is ReasonCode.CAPACITY
+    }
 
 
 def _and(parts: list[str]) -> str:

@@ -48,7 +48,7 @@ def parse_capacity(text: str, where: str = "--capacity") -> CapacityChange:
 
 def apply_changes(scenario: Scenario, changes: Changes) -> Scenario:
     """The scenario with the changes, or ScenarioInvalid naming every bad change."""
-    problems = _check(scenario, changes)
+    problems = check_changes(scenario, changes)
     if problems:
         raise ScenarioInvalid(problems)
     refused, granted = set(changes.refuse), set(changes.grant)
@@ -70,7 +70,9 @@ def apply_changes(scenario: Scenario, changes: Changes) -> Scenario:
     return changed
 
 
-def _check(scenario: Scenario, changes: Changes) -> list[Problem]:
+def check_changes(scenario: Scenario, changes: Changes) -> list[Problem]:
+    """Every problem of the changes themselves: unknown ids, zones, phases; a request
+    both granted and refused; a capacity out of bounds."""
     problems = []
     ids = [r.id for r in scenario.requests]
     for flag, chosen in (("--grant", changes.grant), ("--refuse", changes.refuse)):
@@ -134,7 +136,7 @@ def what_if(
     wanted = None if match_ids is None else list(match_ids)
     if wanted is not None:
         _check_in_matches(scenario, changes, wanted)
-    problems = _check(scenario, changes)
+    problems = check_changes(scenario, changes)
     if problems:
         raise ScenarioInvalid(problems)
     standing = apply_changes(scenario, base) if base != Changes() else scenario

@@ -7,6 +7,7 @@ match first (changes.py).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -32,10 +33,12 @@ from pitchpass.core.overrides import (
     grant_blockers,
     only_if,
     what_if_overridden,
+    without_room,
 )
 from pitchpass.core.overrides import standing as standing_overrides
 from pitchpass.core.places import footprint
 from pitchpass.core.policy import club_names, ineligibility
+from pitchpass.core.reasons import Reason, places_to_fit
 from pitchpass.core.report import match_json
 from pitchpass.core.room import Room, room_for
 from pitchpass.web import access
@@ -161,13 +164,19 @@ def check_grant(
         )
     full = [r for r in blockers if r.code is ReasonCode.CAPACITY]
     if full:
-        more = ", ".join(f"{r.zone}@{r.phase}={(r.used or 0) + (r.needed or 0)}" for r in full)
-        raise ServiceError(
-            ErrorCode.NO_ROOM,
-            f"{request_id}: {'; '.join(r.text for r in full)}: a grant by hand must fit beside"
-            f" the published grants and the other grants by hand; revoke one there, or add"
-            f" places (capacity {more})",
-        )
+        raise _no_room(request_id, full)
+
+
+def _no_room(request_id: str, full: Sequence[Reason], path: str = "") -> ServiceError:
+    """A grant by hand (an override's or a what-if's) with no room, in the same words."""
+    more = ", ".join(f"{z}@{p}={n}" for (z, p), n in places_to_fit(full).items())
+    return ServiceError(
+        ErrorCode.NO_ROOM,
+        f"{request_id}: {'; '.join(r.text for r in full)}: a grant by hand must fit beside"
+        f" the published grants and the other grants by hand; revoke one there, or add"
+        f" places (capacity {more})",
+        path,
+    )
 
 
 def current_decisions(user: User, match_key: str) -> dict[str, Any]:
@@ -414,11 +423,7 @@ def desk(match: m.Match, run: m.DecisionRun | None) -> dict[str, Any]:
         if blockers:
             blocked[request.id] = {
                 "reasons": [b.as_json() for b in blockers],
-                "capacity": {
-                    f"{b.zone}@{b.phase}": (b.used or 0) + (b.needed or 0)
-                    for b in blockers
-                    if b.code is ReasonCode.CAPACITY
-                },
+                "capacity": {f"{z}@{p}": n for (z, p), n in places_to_fit(blockers).items()},
             }
     full = {
         d["request"]: [
@@ -478,7 +483,7 @@ def _room_alone(reasons: Any) -> dict[str, int]:
     """The places that would let a request in, if room alone refused it."""
     if not reasons or any(r.code is not ReasonCode.CAPACITY for r in reasons):
         return {}
-    return {f"{r.zone}@{r.phase}": (r.used or 0) + (r.needed or 0) for r in reasons}
+    return {f"{z}@{p}": n for (z, p), n in places_to_fit(reasons).items()}
 
 
 def published_usage(match: m.Match) -> list[dict[str, Any]]:
@@ -620,31 +625,11 @@ def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, A
 
 
 def _check_room(scenario: Scenario, match_key: str, kept: list[Override], changes: Changes) -> None:
-    """Each grant by hand of the what-if (those kept that no tick undoes, then the
-    ticked ones) fits, with the capacities changed, beside the published grants and the
-    grants by hand before it; else the override's `no-room` for the first that does not."""
-    ticked = set(changes.grant) | set(changes.refuse)
-    both = [key for key in changes.grant if key in changes.refuse]
-    if both:
-        raise ServiceError(
-            ErrorCode.INVALID, f"{both[0]} is ticked both to grant and to refuse", "refuse"
-        )
-    if changes.capacity or changes.refuse:  # the places a tick frees count (a published one)
-        scenario = apply_changes(
-            scenario, Changes(refuse=changes.refuse, capacity=changes.capacity)
-        )
-    before = [o for o in kept if o.request not in ticked]
-    grants = [o for o in before if o.status is Status.GRANTED] + [
-        Override(key, Status.GRANTED, "what-if") for key in changes.grant
-    ]
-    made: list[Override] = [o for o in before if o.status is Status.REFUSED]
-    for grant in grants:
-        if any(r.id == grant.request for r in scenario.requests_of(match_key)):
-            try:
-                check_grant(scenario, match_key, made, grant.request, room_only=True)
-            except ServiceError as error:  # the override's words; the body's field
-                raise ServiceError(error.code, error.message, "grant") from None
-        made.append(grant)
+    """The override's `no-room`, word for word, for the first grant by hand of the what-if
+    that does not fit (the core's `without_room`)."""
+    found = without_room(scenario, match_key, kept, changes)
+    if found is not None:
+        raise _no_room(*found, path="grant")
 
 
 def _in_web_words(message: str) -> str:

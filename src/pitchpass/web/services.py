@@ -13,7 +13,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 
-from pitchpass.core import check_document, load_document
+from pitchpass.core import Scenario, check_document
 from pitchpass.core.coverage import phase_at
 from pitchpass.core.fields import MAX_DEADLINE, parse_duration
 from pitchpass.core.minutes import NotAMinute, clock_minute, football_minute
@@ -179,7 +179,7 @@ def _check_with_core(match: m.Match, entry: dict[str, Any]) -> None:
     _check_entry(document, "requests", entry)
 
 
-def _check_entry(document: dict[str, Any], section: str, entry: dict[str, Any]) -> None:
+def _check_entry(document: dict[str, Any], section: str, entry: dict[str, Any]) -> Scenario:
     """Put `entry` in `section` (in the place of the entry with its id, else last) and let
     the core validate the whole; the problems of the entry come back in one message, the
     first one's field as the path."""
@@ -187,8 +187,8 @@ def _check_entry(document: dict[str, Any], section: str, entry: dict[str, Any]) 
     place = next((n for n, e in enumerate(entries) if e["id"] == entry["id"]), len(entries))
     old = entries[place : place + 1]
     entries[place : place + 1] = [entry]
-    _, problems, _ = check_document(document)
-    if problems:
+    scenario, problems, _ = check_document(document)
+    if scenario is None:
         prefix = f"{section}[{place}]"
         own = [p for p in problems if _within(p.path, prefix)]
         if not own:
@@ -200,6 +200,7 @@ def _check_entry(document: dict[str, Any], section: str, entry: dict[str, Any]) 
         also = [f"{field}: {p.message}" for field, p in zip(fields[1:], own[1:], strict=True)]
         message = "; also ".join([own[0].message, *also])  # every problem, the first's path
         raise ServiceError(ErrorCode.INVALID, message, fields[0])
+    return scenario
 
 
 def _within(path: str, prefix: str) -> bool:
@@ -373,9 +374,9 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
         entry = {k: body[k] for k in INCIDENT_FIELDS if body.get(k) is not None}
         entry |= {"id": incident_id, "match": match.key}
         document = store.export(match.key)
-        _check_entry(document, "incidents", entry)  # it is in `document` now
+        scenario = _check_entry(document, "incidents", entry)
         _check_instant(entry.get("at"))
-        _check_in_a_phase(document, incident_id)
+        _check_in_a_phase(scenario, entry)
         store.add_incident(match, entry)
         audit(user, "incident", match, incident_id, None, entry)
         return incident_id
@@ -407,24 +408,18 @@ def football_of(match: m.Match, clock: float) -> str | None:
     return football_minute(clock, store.plan_of(match))
 
 
-def _check_in_a_phase(document: dict[str, Any], incident_id: str) -> None:
+def _check_in_a_phase(scenario: Scenario, entry: dict[str, Any]) -> None:
     """An incident logged on the desk happens in a phase of the match: one outside every
     phase (minute 900, say) would be kept as caught by nobody, silently. (A scenario file
     may still hold such incidents: SCENARIO.md gives them no phase.)"""
-    scenario = load_document(document)
-    incident = next(i for i in scenario.incidents if i.id == incident_id)
+    incident = next(i for i in scenario.incidents if i.id == entry["id"])
     if phase_at(incident.minute, scenario.phases) is None:
         plan = ", ".join(f"{p.id} {p.start:g} to {p.end:g}" for p in scenario.phases)
-        where = (
-            "at"
-            if any(i.get("at") for i in document["incidents"] if i["id"] == incident_id)
-            else "minute"
-        )
         raise ServiceError(
             ErrorCode.INVALID,
             f"minute {incident.minute:g} after kick-off is outside every phase of the match"
             f" ({plan}): nothing logged",
-            where,
+            "at" if entry.get("at") else "minute",
         )
 
 
