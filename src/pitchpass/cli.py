@@ -304,7 +304,7 @@ def user_add(
     import secrets
 
     _database()
-    from pitchpass.web.accounts import do_add_user
+    from pitchpass.web.services.accounts import do_add_user
 
     chosen = password or secrets.token_urlsafe(12)
     _web_call(lambda: do_add_user(username, role, org, chosen))
@@ -319,7 +319,7 @@ def token_create(
 ) -> None:
     """Print a new API token (send it as `Authorization: Bearer <token>`)."""
     _database()
-    from pitchpass.web.accounts import do_create_token
+    from pitchpass.web.services.accounts import do_create_token
 
     sys.stdout.write(_web_call(lambda: do_create_token(username)) + "\n")
 
@@ -330,7 +330,7 @@ def token_list(
 ) -> None:
     """List a user's tokens: id and when made (the tokens themselves are not kept)."""
     _database()
-    from pitchpass.web.accounts import tokens_of
+    from pitchpass.web.services.accounts import tokens_of
 
     for token in _web_call(lambda: tokens_of(username)):
         out.print(f"{token.pk}  {token.created.isoformat(timespec='seconds')}")
@@ -342,7 +342,7 @@ def token_revoke(
 ) -> None:
     """Revoke a token: the API refuses it from now on."""
     _database()
-    from pitchpass.web.accounts import do_revoke_token
+    from pitchpass.web.services.accounts import do_revoke_token
 
     _web_call(lambda: do_revoke_token(token_id))
     out.print(f"revoked token {token_id}")
@@ -373,7 +373,7 @@ def _database() -> ModuleType:
             raise
         err.print(f"error the database cannot be used: {error}".strip(), soft_wrap=True)
         raise typer.Exit(EXIT_NOT_PROVEN) from None
-    from pitchpass.web import store
+    from pitchpass.web.persistence import store
 
     return store
 

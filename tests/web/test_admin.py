@@ -13,9 +13,10 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from pitchpass.core.parse import parse_text
-from pitchpass.web import decisions, store
-from pitchpass.web import models as m
-from pitchpass.web.accounts import do_add_user
+from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import store
+from pitchpass.web.services import decisions
+from pitchpass.web.services.accounts import do_add_user
 
 ROOT = Path(__file__).resolve().parents[2]
 MATCH = "mun-mci-2017-12-10"
@@ -70,7 +71,7 @@ def test_a_capacity_edited_in_admin_makes_the_proposal_stale(admin_client) -> No
 
 
 def test_the_audit_keeps_many_to_many_values_as_sorted_ids(admin_client) -> None:
-    from pitchpass.web.admin import _plain
+    from pitchpass.web.http.admin import _plain
 
     partners = list(m.Organisation.objects.filter(partner_of__isnull=False).distinct())
     assert _plain(partners[::-1]) == sorted(o.pk for o in partners) and len(partners) > 1
@@ -248,7 +249,7 @@ def test_a_problem_already_stored_does_not_block_an_unrelated_edit(admin_client)
 
 
 def test_a_clean_edit_validates_each_touched_match_once(admin_client, monkeypatch) -> None:
-    from pitchpass.web import admin_checks
+    from pitchpass.web.services import admin_checks
 
     seen: list[str] = []
     real = admin_checks.store.export
@@ -403,19 +404,19 @@ def test_an_incident_logged_by_mistake_is_deleted_in_the_admin_and_audited(admin
 
 
 def test_an_incident_id_made_up_is_never_one_deleted(admin_client) -> None:
-    from pitchpass.web import services
+    from pitchpass.web.services import entries
 
     steward = do_add_user("st", "steward", None, "pw")
     body = {"zone": "tunnel", "minute": 3}
-    assert services.do_log_incident(steward, MATCH, body) == "incident-1"
+    assert entries.do_log_incident(steward, MATCH, body) == "incident-1"
     gone = m.Incident.objects.get(key="incident-1")
     admin_client.post(f"/admin/pitchpass/incident/{gone.pk}/delete/", {"post": "yes"})
-    assert services.do_log_incident(steward, MATCH, body) == "incident-2"
+    assert entries.do_log_incident(steward, MATCH, body) == "incident-2"
     # One that came with a file (named as the app would name one), deleted: the same.
     m.Incident.objects.filter(key="herrera-booking").update(key="incident-3")
     loaded = m.Incident.objects.get(key="incident-3")
     admin_client.post(f"/admin/pitchpass/incident/{loaded.pk}/delete/", {"post": "yes"})
-    assert services.do_log_incident(steward, MATCH, body) == "incident-4"
+    assert entries.do_log_incident(steward, MATCH, body) == "incident-4"
 
 
 def test_renaming_or_adding_an_organisation_leaves_the_runs_current(admin_client) -> None:

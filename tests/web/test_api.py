@@ -11,8 +11,8 @@ from django.core.management import call_command
 from django.test import Client
 
 from pitchpass.core.parse import parse_text
-from pitchpass.web import store
-from pitchpass.web.accounts import do_add_user, do_create_token
+from pitchpass.web.persistence import store
+from pitchpass.web.services.accounts import do_add_user, do_create_token
 
 ROOT = Path(__file__).resolve().parents[2]
 DERBY = "mun-mci-2017-12-10"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from test_workflow_api import api, post
 
-from pitchpass.web import models as m
+from pitchpass.web.persistence import models as m
 
 __all__ = ["api"]  # the fixture, shared with the workflow tests
 pytestmark = pytest.mark.django_db

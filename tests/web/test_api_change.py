@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 from test_workflow_api import MATCH, api, future_derby, post
 
-from pitchpass.web import models as m
-from pitchpass.web import store
+from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import store
 
 __all__ = ["api"]  # the fixture, shared with the workflow tests
 pytestmark = pytest.mark.django_db

@@ -9,9 +9,8 @@ from django.contrib.auth.models import User
 from django.db import connection
 from test_concurrency import MATCH, NOW, run_together, setup_match
 
-from pitchpass.web import models as m
-from pitchpass.web import services
-from pitchpass.web.accounts import do_add_user
+from pitchpass.web.persistence import models as m
+from pitchpass.web.services.accounts import do_add_user
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -27,7 +26,7 @@ def test_changes_at_once_each_see_the_one_before() -> None:
     errors = run_together(
         # Crews 3 to 8: each a change, whatever the order (r25 has 2; a change to the crew
         # it has already is no change and would send nothing).
-        lambda n: services.do_change_request(user, MATCH, "r25", {"crew": n + 3}, NOW),
+        lambda n: entries.do_change_request(user, MATCH, "r25", {"crew": n + 3}, NOW),
         6,
     )
     assert errors == []

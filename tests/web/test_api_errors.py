@@ -7,7 +7,7 @@ import logging
 import pytest
 from test_workflow_api import MATCH, api, post
 
-from pitchpass.web import models as m
+from pitchpass.web.persistence import models as m
 
 __all__ = ["api"]  # the fixture, shared with the workflow tests
 pytestmark = pytest.mark.django_db
@@ -70,13 +70,13 @@ def test_a_stored_match_the_core_rejects_is_a_conflict(api) -> None:
 
 
 def test_anything_unforeseen_is_a_logged_500_in_the_same_shape(api, monkeypatch, caplog) -> None:
-    from pitchpass.web import decisions
+    from pitchpass.web.services import decisions
 
     def broken(*args: object) -> None:
         raise RuntimeError("secret detail")
 
     monkeypatch.setattr(decisions, "coverage", broken)
-    with caplog.at_level(logging.ERROR, logger="pitchpass.web.api"):
+    with caplog.at_level(logging.ERROR, logger="pitchpass.web.http.api"):
         response = api["bt"].get(f"/api/matches/{MATCH}/coverage")
     assert response.status_code == 500
     assert response.json()["code"] == "internal" and set(response.json()) == SHAPE
@@ -158,7 +158,7 @@ def test_each_conflict_says_why_in_its_code(api) -> None:
 def test_after_the_deadline_the_code_says_so(api) -> None:
     from test_workflow_api import future_derby
 
-    from pitchpass.web import store
+    from pitchpass.web.persistence import store
 
     document = future_derby()
     document["matches"][0]["kickoff"] = "2020-01-01T15:00:00+00:00"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from pitchpass.web.accounts import do_add_user, do_create_token, do_revoke_token, tokens_of
 from pitchpass.web.errors import ServiceError
+from pitchpass.web.services.accounts import do_add_user, do_create_token, do_revoke_token, tokens_of
 
 pytestmark = pytest.mark.django_db
 

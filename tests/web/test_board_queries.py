@@ -14,8 +14,9 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from pitchpass.web import decisions, store
-from pitchpass.web.accounts import do_add_user
+from pitchpass.web.persistence import store
+from pitchpass.web.services import decisions
+from pitchpass.web.services.accounts import do_add_user
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "e2e"))
 from test_scale import MATCH, big_match

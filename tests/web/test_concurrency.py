@@ -15,9 +15,10 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 
 from pitchpass.core.parse import parse_text
-from pitchpass.web import decisions, services, store
-from pitchpass.web import models as m
-from pitchpass.web.accounts import do_add_user
+from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import store
+from pitchpass.web.services import decisions, entries
+from pitchpass.web.services.accounts import do_add_user
 
 ROOT = Path(__file__).resolve().parents[2]
 MATCH = "mun-mci-2099-12-10"
@@ -64,7 +65,7 @@ def test_a_burst_of_submissions_gets_distinct_ids_and_loses_none() -> None:
     user = User.objects.get(username="bt")
     before = m.Request.objects.filter(match__key=MATCH).count()
     body = {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1}
-    errors = run_together(lambda n: services.do_submit_request(user, MATCH, body, NOW), 8)
+    errors = run_together(lambda n: entries.do_submit_request(user, MATCH, body, NOW), 8)
     assert errors == []
     keys = list(m.Request.objects.filter(match__key=MATCH).values_list("key", flat=True))
     assert len(keys) == before + 8 == len(set(keys))

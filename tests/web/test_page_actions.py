@@ -13,8 +13,9 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
-from pitchpass.web import board, decisions, demo_site
-from pitchpass.web import models as m
+from pitchpass.web import demo_site
+from pitchpass.web.persistence import models as m
+from pitchpass.web.services import board, decisions
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "scenarios" / "manchester-derby-2017.yaml"
@@ -253,7 +254,7 @@ def test_the_board_shows_what_the_cli_decides_for_the_exported_match(site) -> No
     import re
 
     from pitchpass.core import decide_document
-    from pitchpass.web import store
+    from pitchpass.web.persistence import store
 
     docs = signed_in("documentary")
     docs.post(
@@ -411,7 +412,7 @@ def test_what_if_starts_from_the_decisions_as_overridden(site) -> None:
 
 def test_a_revoked_grant_stays_out_and_its_places_go_to_others(site) -> None:
     from pitchpass.core import decide_document
-    from pitchpass.web import store
+    from pitchpass.web.persistence import store
 
     officer = signed_in("officer")
     officer.post(f"{BOARD}decide/")
@@ -896,17 +897,18 @@ def test_a_deadline_stored_broken_shows_the_board_with_the_problem(site, deadlin
 
 
 def test_no_deadline_set_is_the_cores_default(site) -> None:
-    from pitchpass.web import services, store
+    from pitchpass.web.persistence import store
+    from pitchpass.web.services import entries
 
     match = m.Match.objects.get(key=MATCH)
     m.Competition.objects.update(deadline="")
     match.refresh_from_db()
-    assert services.closes_at(match) == match.kickoff - timedelta(days=5)
+    assert entries.closes_at(match) == match.kickoff - timedelta(days=5)
     assert "deadline" not in store.export(MATCH)["policy"]  # the core's default, too
     assert signed_in("documentary").get(BOARD).status_code == 200
     m.Competition.objects.update(deadline="0m")
     match.refresh_from_db()
-    assert services.closes_at(match) == match.kickoff
+    assert entries.closes_at(match) == match.kickoff
 
 
 def test_the_board_says_what_a_decide_drops_and_offers_publish_only_when_it_can_work(

@@ -9,8 +9,9 @@ import pytest
 from django.test import Client
 
 from pitchpass.core.parse import parse_text
-from pitchpass.web import decisions, store
-from pitchpass.web.accounts import do_add_user
+from pitchpass.web.persistence import store
+from pitchpass.web.services import decisions
+from pitchpass.web.services.accounts import do_add_user
 
 ROOT = Path(__file__).resolve().parents[2]
 MATCH = "mun-mci-2017-12-10"

@@ -15,8 +15,9 @@ from hypothesis import given, settings
 from pitchpass.core import decide_match
 from pitchpass.core.codes import ReasonCode
 from pitchpass.core.parse import parse_text
-from pitchpass.web import decisions, store
-from pitchpass.web import models as m
+from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import store
+from pitchpass.web.services import decisions
 from profiles import examples
 
 pytestmark = pytest.mark.django_db
@@ -62,7 +63,7 @@ def test_the_hint_says_closed_exactly_where_the_core_refuses_closed(path: Path) 
 def test_a_dressing_room_behind_a_closed_tunnel_is_hinted_closed() -> None:
     """The bug this replaced: the hint read only the room's own `closed`, and showed places
     left in the away dressing room at half-time while the tunnel was closed then."""
-    from pitchpass.web.pages import room_hint
+    from pitchpass.web.http.pages import room_hint
 
     path = SCENARIOS[[p.stem for p in SCENARIOS].index("manchester-derby-2017")]
     store.load(parse_text(path.read_text(), path.name))
@@ -78,7 +79,7 @@ def test_a_dressing_room_behind_a_closed_tunnel_is_hinted_closed() -> None:
 
 
 def _admin():  # type: ignore[no-untyped-def]
-    from pitchpass.web.accounts import do_add_user
+    from pitchpass.web.services.accounts import do_add_user
 
     do_add_user("root", "admin", None, "pw")
     from django.contrib.auth.models import User
@@ -92,7 +93,7 @@ def test_once_all_is_published_the_access_list_holds_the_grids_crews(path: Path)
     and phase (passing through included) add up to the places the grid shows used."""
     from django.contrib.auth.models import User
 
-    from pitchpass.web import board
+    from pitchpass.web.services import board
 
     store.load(parse_text(path.read_text(), path.name))
     _admin()
@@ -131,7 +132,7 @@ def test_generated_scenarios_agree_through_the_web_layer(doc: dict[str, Any]) ->
     from django.contrib.auth.models import User
 
     from pitchpass.core import decide_document
-    from pitchpass.web import board
+    from pitchpass.web.services import board
 
     _clear()
     store.load(copy.deepcopy(doc))

@@ -8,8 +8,8 @@ import pytest
 
 from pitchpass.core import ScenarioInvalid, decide_document
 from pitchpass.core.parse import parse_text
-from pitchpass.web import models as m
-from pitchpass.web import store
+from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import store
 
 SCENARIOS = sorted((Path(__file__).resolve().parents[2] / "scenarios").glob("*.yaml"))
 pytestmark = pytest.mark.django_db

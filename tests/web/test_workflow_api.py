@@ -10,9 +10,9 @@ from django.test import Client
 
 from pitchpass.core import decide_document
 from pitchpass.core.parse import parse_text
-from pitchpass.web import models as m
-from pitchpass.web import store
-from pitchpass.web.accounts import do_add_user, do_create_token
+from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import store
+from pitchpass.web.services.accounts import do_add_user, do_create_token
 
 ROOT = Path(__file__).resolve().parents[2]
 MATCH = "mun-mci-2099-12-10"

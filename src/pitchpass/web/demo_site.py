@@ -13,9 +13,9 @@ from typing import Any
 from django.contrib.auth.models import User
 
 from pitchpass.core.parse import parse_text
-from pitchpass.web import models as m
-from pitchpass.web import store
-from pitchpass.web.accounts import do_add_user
+from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import store
+from pitchpass.web.services.accounts import do_add_user
 
 # Who signs in to the demo: (username, role, organisation, what they do there).
 DEMO_USERS = (

@@ -60,7 +60,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "ninja",  # /api/docs from its own static files, not a CDN (no internet needed)
-    "pitchpass.web.apps.PitchpassConfig",
+    "pitchpass.web.persistence.apps.PitchpassConfig",
+    "pitchpass.web.http.apps.HttpConfig",
 ]
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -71,10 +72,10 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "pitchpass.web.middleware.PageErrors",
-    "pitchpass.web.middleware.ReadOnce",
+    "pitchpass.web.http.middleware.PageErrors",
+    "pitchpass.web.http.middleware.ReadOnce",
 ]
-ROOT_URLCONF = "pitchpass.web.urls"
+ROOT_URLCONF = "pitchpass.web.http.urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
@@ -85,7 +86,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "pitchpass.web.pages.role_name",
+                "pitchpass.web.http.pages.role_name",
             ]
         },
     }

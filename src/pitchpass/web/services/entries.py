@@ -19,20 +19,21 @@ from pitchpass.core.fields import MAX_DEADLINE, parse_duration
 from pitchpass.core.minutes import NotAMinute, clock_minute, football_minute
 from pitchpass.core.model import Policy
 from pitchpass.core.policy import occupant_club
-from pitchpass.web import access, store
-from pitchpass.web import models as m
-from pitchpass.web.changes import (
+from pitchpass.web.errors import ErrorCode, ServiceError
+from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import store
+from pitchpass.web.persistence.changes import (
     ID_LENGTH,
     audit,
     changed,
     check_id,
-    check_manages,
     check_text,
     lock_match,
-    scenario_of,
     stored_invalid,
 )
-from pitchpass.web.errors import ErrorCode, ServiceError
+from pitchpass.web.services import access
+from pitchpass.web.services.access import check_manages
+from pitchpass.web.services.snapshot import scenario_of
 
 REQUEST_FIELDS = ("id", "zone", "phases", "crew", "cameras", "consent")
 

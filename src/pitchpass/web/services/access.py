@@ -8,8 +8,9 @@ from django.contrib.auth.models import User
 from django.db.models import Q, QuerySet
 
 from pitchpass.core.policy import occupant_club
-from pitchpass.web import models as m
 from pitchpass.web.errors import ErrorCode, ServiceError
+from pitchpass.web.persistence import changes
+from pitchpass.web.persistence import models as m
 
 
 def profile(user: User) -> m.Profile:
@@ -65,3 +66,15 @@ def seen_requests(user: User, match: m.Match) -> QuerySet[m.Request]:
             if occupant_club(side, match.home.key, match.away.key) == who.organisation.key:
                 mine |= Q(zone__occupant=side)
     return requests.filter(mine)
+
+
+def managed(user: User, match_key: str) -> m.Match:
+    """The match, locked, if the user manages it (home club's officer, admin)."""
+    return changes.lock_match(check_manages(user, match_key))
+
+
+def check_manages(user: User, match_key: str) -> m.Match:
+    match = check_match(user, match_key)
+    if not manages(user, match):
+        raise ServiceError(ErrorCode.FORBIDDEN, "only the home club's officer or an admin")
+    return match

@@ -22,9 +22,9 @@ from django.utils.functional import SimpleLazyObject
 
 from pitchpass.core.codes import Status
 from pitchpass.core.policy import occupant_club
-from pitchpass.web import access, board, decisions, services
-from pitchpass.web import models as m
 from pitchpass.web.errors import ErrorCode, ServiceError
+from pitchpass.web.persistence import models as m
+from pitchpass.web.services import access, board, decisions, entries
 
 
 def user_of(request: HttpRequest) -> User:
@@ -118,7 +118,7 @@ def render_board(
     except ServiceError as broken:  # the match as stored no longer decides: say why
         incidents, error = [], error or broken
     zones = list(match.venue.zones.all())
-    closes = services.closes_at(match)
+    closes = entries.closes_at(match)
     stale = run is not None and decisions.changed_since_run(user, match, run)  # as theirs
     unpublished = {r.key for r in visible if not r.locked}
     published = decisions.published_keys(match)
@@ -230,7 +230,7 @@ def _incidents(user: User, match: m.Match) -> list[dict[str, Any]]:
             {**s, "name": names.get(s["org"] or "", s["org"])} for s in incident["covered_by"]
         ]
         minute = row.minute if row is not None else None
-        football = services.football_of(match, minute) if minute is not None else None
+        football = entries.football_of(match, minute) if minute is not None else None
         if football and "+" not in football:  # plain minutes stay the clock's (SCENARIO.md)
             football = None
         out.append({**incident, "row": row, "covered_by": sources, "football": football})

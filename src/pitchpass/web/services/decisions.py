@@ -41,17 +41,12 @@ from pitchpass.core.policy import club_names, ineligibility
 from pitchpass.core.reasons import Reason, places_to_fit
 from pitchpass.core.report import match_json
 from pitchpass.core.room import Room, room_for
-from pitchpass.web import access
-from pitchpass.web import models as m
-from pitchpass.web.changes import (
-    audit,
-    changed,
-    check_manages,
-    check_text,
-    managed,
-    scenario_of,
-)
 from pitchpass.web.errors import ErrorCode, ServiceError
+from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence.changes import audit, changed, check_text
+from pitchpass.web.services import access
+from pitchpass.web.services.access import check_manages, managed
+from pitchpass.web.services.snapshot import scenario_of
 
 
 def do_decide(user: User, match_key: str) -> dict[str, Any]:

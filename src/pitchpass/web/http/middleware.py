@@ -10,8 +10,8 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
-from pitchpass.web.changes import read_once
 from pitchpass.web.errors import ErrorCode, ServiceError
+from pitchpass.web.services.snapshot import read_once
 
 
 class PageErrors:
@@ -54,7 +54,7 @@ def _api_answer(request: HttpRequest, response: HttpResponse) -> HttpResponse:
 
 class ReadOnce:
     """A GET or HEAD writes nothing: while it is answered, each match's scenario is
-    exported once (changes.read_once), however many parts of the page ask for it."""
+    exported once (services.snapshot), however many parts of the page ask for it."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response

@@ -8,8 +8,8 @@ import secrets
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from pitchpass.web import models as m
 from pitchpass.web.errors import ErrorCode, ServiceError
+from pitchpass.web.persistence import models as m
 
 ROLE_NAMES = [role for role, _ in m.ROLES]
 ORG_KIND = {"officer": ("club",), "media": ("broadcaster", "producer", "agency", "other")}

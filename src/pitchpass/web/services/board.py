@@ -11,7 +11,7 @@ from typing import Any
 
 from pitchpass.core.codes import Status
 from pitchpass.core.room import Room
-from pitchpass.web import models as m
+from pitchpass.web.persistence import models as m
 
 STATUSES = (Status.GRANTED, Status.REFUSED, Status.REVOKED, Status.WAITING)
 

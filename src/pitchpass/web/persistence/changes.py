@@ -1,21 +1,16 @@
 """What every change to a match goes through: the match row locked inside the
-transaction (SELECT ... FOR UPDATE), its version moved on, an audit entry; and the checks
-shared by the services: who manages a match, ids and text that can be stored.
+transaction (SELECT ... FOR UPDATE), its version moved on, an audit entry; and what the
+database can store (ids, text).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any
 
 from django.contrib.auth.models import User
 
-from pitchpass.core import Scenario, ScenarioInvalid
-from pitchpass.web import access, store
-from pitchpass.web import models as m
 from pitchpass.web.errors import ErrorCode, ServiceError
+from pitchpass.web.persistence import models as m
 
 
 def lock_match(match: m.Match) -> m.Match:
@@ -34,38 +29,6 @@ def audit(user: User, action: str, match: m.Match, target: str, before: Any, aft
     m.AuditEntry.objects.create(
         user=user, action=action, match=match, target=target, before=before, after=after
     )
-
-
-# While a GET is answered (middleware.ReadOnce), the scenarios exported for it, by match
-# and version: a board asks for its match's scenario in several places (coverage, the
-# desk's explanations, the policy, the access list) and nothing writes in between. Never
-# across requests (an organisation renamed moves no version) nor while writing.
-_READ: ContextVar[dict[tuple[int, int], Scenario] | None] = ContextVar("read", default=None)
-
-
-@contextmanager
-def read_once() -> Iterator[None]:
-    """Export each match once while this lasts (a read-only request)."""
-    token = _READ.set({})
-    try:
-        yield
-    finally:
-        _READ.reset(token)
-
-
-def scenario_of(match: m.Match) -> Scenario:
-    """The core's scenario of the stored match; rows edited into nonsense are a conflict."""
-    cache = _READ.get()
-    key = (match.pk, match.version)
-    if cache is not None and key in cache:
-        return cache[key]
-    try:
-        scenario = store.scenario_of(match.key)
-    except ScenarioInvalid as invalid:
-        raise ServiceError(ErrorCode.CONFLICT, stored_invalid(invalid.problems[0])) from None
-    if cache is not None:
-        cache[key] = scenario
-    return scenario
 
 
 def stored_invalid(problem: Any) -> str:
@@ -99,15 +62,3 @@ def check_text(value: Any, path: str = "") -> None:
     if isinstance(value, list):
         for n, item in enumerate(value):
             check_text(item, f"{path}[{n}]")
-
-
-def managed(user: User, match_key: str) -> m.Match:
-    """The match, locked, if the user manages it (home club's officer, admin)."""
-    return lock_match(check_manages(user, match_key))
-
-
-def check_manages(user: User, match_key: str) -> m.Match:
-    match = access.check_match(user, match_key)
-    if not access.manages(user, match):
-        raise ServiceError(ErrorCode.FORBIDDEN, "only the home club's officer or an admin")
-    return match

@@ -23,10 +23,10 @@ from django.utils import timezone
 
 from pitchpass.core.codes import Status
 from pitchpass.core.policy import occupant_club
-from pitchpass.web import access, board, decisions, services
-from pitchpass.web import models as m
 from pitchpass.web.errors import ErrorCode, ServiceError
-from pitchpass.web.pages import check, context, render_board, room_hint, user_of
+from pitchpass.web.http.pages import check, context, render_board, room_hint, user_of
+from pitchpass.web.persistence import models as m
+from pitchpass.web.services import access, board, decisions, entries
 
 
 def _on_board(request: HttpRequest, match_key: str, act: Callable[[], str]) -> HttpResponse:
@@ -122,7 +122,7 @@ def revoke(request: HttpRequest, match_key: str, request_id: str) -> HttpRespons
 def consent(request: HttpRequest, match_key: str, request_id: str) -> HttpResponse:
     def act() -> str:
         given = request.POST.get("given") == "yes"
-        services.do_consent(user_of(request), match_key, request_id, given)
+        entries.do_consent(user_of(request), match_key, request_id, given)
         done = (
             f"Consent for {request_id} given."
             if given
@@ -141,7 +141,7 @@ def consent(request: HttpRequest, match_key: str, request_id: str) -> HttpRespon
 @post_only
 def withdraw(request: HttpRequest, match_key: str, request_id: str) -> HttpResponse:
     def act() -> str:
-        services.do_withdraw_request(user_of(request), match_key, request_id, timezone.now())
+        entries.do_withdraw_request(user_of(request), match_key, request_id, timezone.now())
         return f"{request_id} withdrawn."
 
     return _on_board(request, match_key, act)
@@ -157,7 +157,7 @@ def log_incident(request: HttpRequest, match_key: str) -> HttpResponse:
         posted = request.POST
         _chosen(posted, "zone", "choose the zone where it happened")
         match = check(user_of(request), match_key)
-        minute = services.typed_minute(match, posted.get("minute", ""))
+        minute = entries.typed_minute(match, posted.get("minute", ""))
         if not -DAY <= minute <= DAY:  # a slip of the keyboard (1e9), not a match's minute
             raise ServiceError(
                 ErrorCode.INVALID,
@@ -168,7 +168,7 @@ def log_incident(request: HttpRequest, match_key: str) -> HttpResponse:
         if posted.get("what", "").strip():  # optional, as in a scenario and the API
             body["what"] = posted["what"]
         with transaction.atomic():
-            incident_id = services.do_log_incident(user_of(request), match_key, body)
+            incident_id = entries.do_log_incident(user_of(request), match_key, body)
             remember(request, incident_id)
         return f"Incident {incident_id} logged."
 
@@ -237,7 +237,7 @@ def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
     once = _once(request) or secrets.token_urlsafe(12)
     if request.method == "POST" and sent_before(request):  # sent again as it was
         return _twin(request, match_key, "request")
-    closes = services.closes_at(match)
+    closes = entries.closes_at(match)
     values = context(
         request,
         match=match,
@@ -255,7 +255,7 @@ def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
     if request.method == "POST":
         try:
             with transaction.atomic():
-                request_id = services.do_submit_request(
+                request_id = entries.do_submit_request(
                     user, match_key, _request_body(request.POST), timezone.now()
                 )
                 remember(request, request_id)
@@ -275,7 +275,7 @@ def new_request(request: HttpRequest, match_key: str) -> HttpResponse:
 @login_required
 def change_request(request: HttpRequest, match_key: str, request_id: str) -> HttpResponse:
     """The request form again, filled in with the request as it is; saving counts as
-    submitting it now (services.do_change_request)."""
+    submitting it now (entries.do_change_request)."""
     user = user_of(request)
     match = check(user, match_key)
     _check_requester(user)
@@ -293,7 +293,7 @@ def change_request(request: HttpRequest, match_key: str, request_id: str) -> Htt
     else:
         typed = {"zone": row.zone.key, "crew": str(row.crew), "cameras": str(row.cameras)}
         ticked = set(row.phases)
-    closes = services.closes_at(match)
+    closes = entries.closes_at(match)
     late = closes is not None and timezone.now() > closes
     values = context(
         request,
@@ -305,7 +305,7 @@ def change_request(request: HttpRequest, match_key: str, request_id: str) -> Htt
         typed=typed,
         ticked=ticked,
         closes=closes,
-        # Admins change requests after the deadline too (services.do_change_request).
+        # Admins change requests after the deadline too (entries.do_change_request).
         closed=request.method == "GET" and late and access.profile(user).role != "admin",
     )
     status = 200
@@ -313,7 +313,7 @@ def change_request(request: HttpRequest, match_key: str, request_id: str) -> Htt
         try:
             body = {k: v for k, v in _request_body(request.POST).items() if k not in ("id", "by")}
             was = row.submitted
-            services.do_change_request(user, match_key, request_id, body, timezone.now())
+            entries.do_change_request(user, match_key, request_id, body, timezone.now())
         except ServiceError as error:
             values["error"], status = error, error.status
         else:

@@ -3,8 +3,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from pitchpass.web import page_actions, pages
-from pitchpass.web.api import api
+from pitchpass.web.http import page_actions, pages
+from pitchpass.web.http.api import api
 
 match = "matches/<str:match_key>/"
 one = f"{match}requests/<str:request_id>/"

@@ -17,7 +17,7 @@ from django.db.models import ProtectedError
 
 from pitchpass.core import Problem, Scenario, ScenarioInvalid, check_document, load_document
 from pitchpass.core.model import DEFAULT_PHASES, Phase
-from pitchpass.web import models as m
+from pitchpass.web.persistence import models as m
 
 
 @dataclass(frozen=True)

@@ -26,10 +26,10 @@ from django.utils import timezone
 
 from pitchpass.core.fields import parse_duration
 from pitchpass.core.model import Policy
-from pitchpass.web import admin_checks
-from pitchpass.web import models as m
-from pitchpass.web.accounts import ORG_KIND
-from pitchpass.web.services import closes_at
+from pitchpass.web.persistence import models as m
+from pitchpass.web.services import admin_checks
+from pitchpass.web.services.accounts import ORG_KIND
+from pitchpass.web.services.entries import closes_at
 
 
 def matches_touched(obj: Model) -> QuerySet[m.Match]:

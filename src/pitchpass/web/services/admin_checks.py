@@ -22,8 +22,8 @@ from pitchpass.core.codes import ReasonCode
 from pitchpass.core.model import Scenario
 from pitchpass.core.policy import beyond_override, club_names
 from pitchpass.core.problems import Problem
-from pitchpass.web import models as m
-from pitchpass.web import store
+from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import store
 
 SHOWN = 8  # problems listed in one refusal; the count says if there were more
 
