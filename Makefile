@@ -22,6 +22,7 @@ demo: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports  # the layers of pyproject.toml [tool.importlinter]
 	PITCHPASS_SECRET_KEY=lint-only $(BIN)/mypy  # the Django plugin reads settings
 
 # The browser tests drive Debian's Chromium (Playwright never downloads its own here).

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from django.db import transaction
-from django.db.models import ProtectedError
+from django.db.models import ProtectedError, QuerySet
 
 from pitchpass.core import Problem, Scenario, ScenarioInvalid, check_document, load_document
 from pitchpass.core.model import DEFAULT_PHASES, Phase
@@ -349,7 +349,8 @@ def export(match_key: str) -> dict[str, Any]:
     named |= {r.by for r in requests} | {o for r in requests for o in r.consent.all()}
     named |= {c.operator for c in cameras if c.operator}
     by_rule = {t.rule.removeprefix("org:") for t in tiers if t.rule.startswith("org:")}
-    named |= set(m.Organisation.objects.filter(key__in=by_rule))
+    if by_rule:
+        named |= set(m.Organisation.objects.filter(key__in=by_rule))
     return {
         "pitchpass": 1,
         "competition": {
@@ -391,6 +392,11 @@ def export(match_key: str) -> dict[str, Any]:
         "requests": [request_json(match.key, r) for r in requests],
         "incidents": [_incident(match.key, i) for i in incidents],
     }
+
+
+def request_rows(match: m.Match) -> QuerySet[m.Request]:
+    """The match's requests, revoked ones too, with requester, zone and consent."""
+    return match.requests.select_related("by", "zone").prefetch_related("consent")
 
 
 def plan_of(match: m.Match) -> tuple[Phase, ...]:

@@ -11,10 +11,14 @@ from pitchpass.core.policy import occupant_club
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import changes
 from pitchpass.web.persistence import models as m
+from pitchpass.web.services.snapshot import once, remembered, requests_of
 
 
 def profile(user: User) -> m.Profile:
-    found = m.Profile.objects.select_related("organisation").filter(user=user).first()
+    found = remembered(
+        ("profile", user.pk),
+        lambda: m.Profile.objects.select_related("organisation").filter(user=user).first(),
+    )
     if found is None:
         raise ServiceError(ErrorCode.FORBIDDEN, "this user has no role; ask a league admin")
     return found
@@ -31,7 +35,9 @@ def visible_matches(user: User) -> QuerySet[m.Match]:
 
 def check_match(user: User, match_key: str) -> m.Match:
     """The match, if this user may see it; 404 alike whether absent or hidden."""
-    match = visible_matches(user).filter(key=match_key).first()
+    match = remembered(
+        ("match", user.pk, match_key), lambda: visible_matches(user).filter(key=match_key).first()
+    )
     if match is None:
         raise ServiceError(ErrorCode.NOT_FOUND, f'no match "{match_key}"', "match")
     return match
@@ -78,3 +84,10 @@ def check_manages(user: User, match_key: str) -> m.Match:
     if not manages(user, match):
         raise ServiceError(ErrorCode.FORBIDDEN, "only the home club's officer or an admin")
     return match
+
+
+def seen_list(user: User, match: m.Match) -> list[m.Request]:
+    """`seen_requests` as a list, read once per page (all of them: the match's list)."""
+    if manages(user, match):
+        return requests_of(match)
+    return once(f"seen:{user.pk}", match, lambda: list(seen_requests(user, match)))

@@ -46,7 +46,7 @@ from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence.changes import audit, changed, check_text
 from pitchpass.web.services import access
 from pitchpass.web.services.access import check_manages, managed
-from pitchpass.web.services.snapshot import scenario_of
+from pitchpass.web.services.snapshot import once, requests_of, scenario_of
 
 
 def do_decide(user: User, match_key: str) -> dict[str, Any]:
@@ -107,7 +107,7 @@ def do_override(
         )
     with transaction.atomic():
         match = managed(user, match_key)
-        run = match.runs.order_by("-number").first()
+        run = latest_run(match)
         if run is None:
             raise ServiceError(ErrorCode.NOT_DECIDED, "decide the match before overriding")
         row = match.requests.filter(key=request_id).first()
@@ -179,7 +179,7 @@ def current_decisions(user: User, match_key: str) -> dict[str, Any]:
     request sent or changed since the run (or its consent) is not among its decisions but
     listed in `waiting`, with the new ones: the run decided it as it was."""
     match = access.check_match(user, match_key)
-    run = match.runs.order_by("-number").first()
+    run = latest_run(match)
     if run is None:
         raise ServiceError(ErrorCode.NOT_FOUND, "this match has not been decided yet")
     output = dict(run.output)
@@ -204,7 +204,7 @@ def do_publish(user: User, match_key: str) -> list[str]:
     decided later, until revoked. Locks the match; the ids newly published."""
     with transaction.atomic():
         match = managed(user, match_key)
-        run = match.runs.order_by("-number").first()
+        run = latest_run(match)
         if run is None:
             raise ServiceError(ErrorCode.NOT_DECIDED, "decide the match before publishing")
         if run.version != match.version:
@@ -269,7 +269,7 @@ def coverage(user: User, match_key: str) -> dict[str, Any]:
     organisation sends or withdraws changes it, and `if_decided_now` is true only before
     the first decide."""
     match = access.check_match(user, match_key)
-    run = match.runs.order_by("-number").first()
+    run = latest_run(match)
     if access.manages(user, match):
         return {
             "match": match.key,
@@ -288,7 +288,7 @@ def _as_known(user: User, match: m.Match, run: m.DecisionRun | None) -> list[dic
     grants and its own grants of the run (each request as the run decided it)."""
     scenario = scenario_of(match)
     there = [r.id for r in scenario.requests_of(match.key)]  # revoked ones are not
-    seen = list(access.seen_requests(user, match))
+    seen = access.seen_list(user, match)
     granted = {k for k, d in decided_in(run, seen).items() if d["status"] == Status.GRANTED}
     published = published_keys(match)
     own = [k for k in there if k in granted and k not in published]
@@ -311,7 +311,7 @@ def changed_since_run(user: User, match: m.Match, run: m.DecisionRun | None) -> 
         return True
     if access.manages(user, match):
         return run.version != match.version
-    return access.seen_requests(user, match).filter(changed_in__gt=run.version).exists()
+    return any(r.changed_in > run.version for r in access.seen_list(user, match))
 
 
 def standing(match: m.Match, leaving_out: str | None = None) -> dict[str, Any]:
@@ -329,6 +329,13 @@ def standing(match: m.Match, leaving_out: str | None = None) -> dict[str, Any]:
 
 
 def _as_it_stands(match: m.Match, leaving_out: str | None) -> tuple[Scenario, Overridden]:
+    """Decided once per match version and request left out, while a page is read."""
+    return once(
+        f"as-it-stands:{leaving_out}", match, lambda: _decide_as_it_stands(match, leaving_out)
+    )
+
+
+def _decide_as_it_stands(match: m.Match, leaving_out: str | None) -> tuple[Scenario, Overridden]:
     scenario = scenario_of(match)
     if leaving_out in {r.id for r in scenario.requests}:
         scenario = apply_changes(scenario, Changes(refuse=(leaving_out or "",)))
@@ -370,12 +377,10 @@ def _run_overrides(match: m.Match) -> list[Override]:
     """The current run's overrides of requests as the run saw them. An override is of a
     request as it was: one withdrawn, changed or given or refused consent since the run (a
     request sent again under the same id too) is decided afresh."""
-    run = match.runs.order_by("-number").first()
+    run = latest_run(match)
     if run is None or not run.overrides:
         return []
-    as_run_saw = set(
-        match.requests.filter(changed_in__lte=run.version).values_list("key", flat=True)
-    )
+    as_run_saw = {r.key for r in requests_of(match) if r.changed_in <= run.version}
     return [
         Override(o["request"], Status(o["status"]), o["reason"])
         for o in run.overrides
@@ -399,6 +404,12 @@ def overrides_in_effect(match: m.Match) -> list[dict[str, str]]:
         for o in _kept_overrides(match, scenario_of(match))
         if not (o.status is Status.GRANTED and o.request in published)
     ]
+
+
+def overrides_to_drop(user: User, match_key: str) -> list[dict[str, str]]:
+    """What a decide by this user would drop (`overrides_in_effect`; none for others)."""
+    match = access.check_match(user, match_key)
+    return overrides_in_effect(match) if access.manages(user, match) else []
 
 
 def desk(match: m.Match, run: m.DecisionRun | None) -> dict[str, Any]:
@@ -447,8 +458,8 @@ def missed(user: User, match: m.Match, uncaught: set[str]) -> dict[str, list[dic
     if access.manages(user, match):
         refused = [d for d in result.decisions if d.status is Status.REFUSED]
     else:
-        run = match.runs.order_by("-number").first()
-        seen = list(access.seen_requests(user, match))
+        run = latest_run(match)
+        seen = access.seen_list(user, match)
         mine = {k for k, d in decided_in(run, seen).items() if d["status"] == Status.REFUSED}
         refused = [d for d in result.decisions if d.request.id in mine]
     by_id = {d.request.id: d for d in refused}
@@ -552,7 +563,12 @@ def _stored(override: Override) -> dict[str, str]:
 
 def published_keys(match: m.Match) -> set[str]:
     """The ids of the match's published grants."""
-    return set(match.requests.filter(locked=True).values_list("key", flat=True))
+    return {r.key for r in requests_of(match) if r.locked}
+
+
+def latest_run(match: m.Match) -> m.DecisionRun | None:
+    """The match's newest run (its current decisions), or None before the first decide."""
+    return once("run", match, lambda: match.runs.order_by("-number").first())
 
 
 def _hide_others(user: User, match: m.Match, incidents: list[dict[str, Any]]) -> list[Any]:
@@ -561,7 +577,7 @@ def _hide_others(user: User, match: m.Match, incidents: list[dict[str, Any]]) ->
     request sent, is not theirs to learn of), without its request id."""
     if access.manages(user, match):
         return incidents
-    own = set(access.seen_requests(user, match).values_list("key", flat=True))
+    own = {r.key for r in access.seen_list(user, match)}
     published = published_keys(match)
 
     def shown(source: dict[str, Any]) -> dict[str, Any] | None:

@@ -33,7 +33,7 @@ from pitchpass.web.persistence.changes import (
 )
 from pitchpass.web.services import access
 from pitchpass.web.services.access import check_manages
-from pitchpass.web.services.snapshot import scenario_of
+from pitchpass.web.services.snapshot import plan_of, scenario_of
 
 REQUEST_FIELDS = ("id", "zone", "phases", "crew", "cameras", "consent")
 
@@ -322,10 +322,11 @@ def _own_request(user: User, match: m.Match, request_id: str) -> m.Request:
     return row
 
 
-def do_consent(user: User, match_key: str, request_id: str, given: bool) -> None:
+def do_consent(user: User, match_key: str, request_id: str, given: bool) -> bool:
     """The occupant club's officer gives or takes back consent for a crew in its own
     dressing room. A request the user may not see is "not found", as if absent (the
-    occupant's officer sees those in its zones). Locks the match."""
+    occupant's officer sees those in its zones). Locks the match. True if the request
+    is a published grant (it stands whatever its consent, until revoked)."""
     with transaction.atomic():
         match = lock_match(access.check_match(user, match_key))
         who = access.profile(user)
@@ -349,6 +350,7 @@ def do_consent(user: User, match_key: str, request_id: str, given: bool) -> None
         if after != before and not row.locked:  # a published grant stands whatever its consent
             _sent(match, row)
         audit(user, "consent", match, request_id, {"consent": before}, {"consent": after})
+        return row.locked
 
 
 INCIDENT_FIELDS = ("id", "zone", "minute", "at", "what")
@@ -383,12 +385,33 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
         return incident_id
 
 
+DAY = 1440  # minutes: an incident typed on the desk is logged within a day of kick-off
+
+
+def do_log_typed_incident(
+    user: User, match_key: str, zone: str, minute: str, what: str = ""
+) -> str:
+    """An incident as the board's form has it: the minute as a steward types it (the
+    clock, or stoppage time "45+2"). Locks the match (do_log_incident)."""
+    clock = typed_minute(access.check_match(user, match_key), minute)
+    if not -DAY <= clock <= DAY:  # a slip of the keyboard (1e9), not a match's minute
+        raise ServiceError(
+            ErrorCode.INVALID,
+            f"the minute must be within a day of kick-off, {-DAY} to {DAY}",
+            "minute",
+        )
+    body: dict[str, Any] = {"zone": zone, "minute": clock}
+    if what.strip():  # optional, as in a scenario and the API
+        body["what"] = what
+    return do_log_incident(user, match_key, body)
+
+
 def typed_minute(match: m.Match, text: str) -> float:
     """A minute as a steward types it: the clock ("93", minutes after kick-off as the
     phases run) or a football minute of stoppage time ("45+2", "90+3"), turned into the
     clock by the core with the match's phases."""
     try:
-        football = clock_minute(text, store.plan_of(match))
+        football = clock_minute(text, plan_of(match))
     except NotAMinute as error:
         raise ServiceError(ErrorCode.INVALID, str(error), "minute") from None
     if football is not None:
@@ -406,7 +429,7 @@ def typed_minute(match: m.Match, text: str) -> float:
 
 def football_of(match: m.Match, clock: float) -> str | None:
     """The football minute shown beside a clock minute ("45+2"), None outside the halves."""
-    return football_minute(clock, store.plan_of(match))
+    return football_minute(clock, plan_of(match))
 
 
 def _check_in_a_phase(scenario: Scenario, entry: dict[str, Any]) -> None:

@@ -12,7 +12,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
-from pitchpass.core import Scenario, ScenarioInvalid
+from pitchpass.core import Scenario, ScenarioInvalid, load_document
+from pitchpass.core.model import DEFAULT_PHASES, Phase
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
@@ -20,7 +21,7 @@ from pitchpass.web.persistence.changes import stored_invalid
 
 T = TypeVar("T")
 
-_READ: ContextVar[dict[tuple[str, int, int], Any] | None] = ContextVar("read", default=None)
+_READ: ContextVar[dict[tuple[Any, ...], Any] | None] = ContextVar("read", default=None)
 
 
 @contextmanager
@@ -35,8 +36,12 @@ def read_once() -> Iterator[None]:
 
 def once(what: str, match: m.Match, work: Callable[[], T]) -> T:
     """`work()` for this match as it is now; while read_once lasts, done once per version."""
+    return remembered((what, match.pk, match.version), work)
+
+
+def remembered(key: tuple[Any, ...], work: Callable[[], T]) -> T:
+    """`work()`, done once per `key` while read_once lasts (else every time)."""
     cache = _READ.get()
-    key = (what, match.pk, match.version)
     if cache is not None and key in cache:
         found: T = cache[key]
         return found
@@ -46,13 +51,29 @@ def once(what: str, match: m.Match, work: Callable[[], T]) -> T:
     return done
 
 
+def document_of(match: m.Match) -> dict[str, Any]:
+    """The match exported as a scenario document (SCENARIO.md's shape)."""
+    return once("document", match, lambda: store.export(match.key))
+
+
 def scenario_of(match: m.Match) -> Scenario:
     """The core's scenario of the stored match; rows edited into nonsense are a conflict."""
-    return once("scenario", match, lambda: _export(match))
+    return once("scenario", match, lambda: _load(match))
 
 
-def _export(match: m.Match) -> Scenario:
+def _load(match: m.Match) -> Scenario:
     try:
-        return store.scenario_of(match.key)
+        return load_document(document_of(match))
     except ScenarioInvalid as invalid:
         raise ServiceError(ErrorCode.CONFLICT, stored_invalid(invalid.problems[0])) from None
+
+
+def requests_of(match: m.Match) -> list[m.Request]:
+    """Every request of the match (revoked ones too), with requester, zone and consent."""
+    return once("requests", match, lambda: list(store.request_rows(match)))
+
+
+def plan_of(match: m.Match) -> tuple[Phase, ...]:
+    """The match's phases as the core has them (the competition's, or the default)."""
+    phases = document_of(match)["phases"]
+    return tuple(Phase(p["id"], p["start"], p["end"]) for p in phases) or DEFAULT_PHASES

@@ -1,0 +1,633 @@
+"""What the pages show, as typed data: the match list, a match's board, the request form
+and its room hint, the what-if panel. The pages render these and query nothing; every
+rule behind them is the core's, reached through the other services (decisions,
+entries, access). Each match is exported and decided once while a page is read
+(snapshot)."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib.auth.models import User
+
+from pitchpass.core.codes import ReasonCode, Status
+from pitchpass.core.policy import occupant_club
+from pitchpass.web.errors import ErrorCode, ServiceError
+from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import store
+from pitchpass.web.services import access, board, decisions, entries
+from pitchpass.web.services.snapshot import document_of, plan_of, requests_of
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who is looking: the header's role, and the organisation a request is made for."""
+
+    role: str
+    role_name: str
+    org_key: str | None
+
+
+def viewer(user: User) -> Viewer | None:
+    """None for a user with no role (the pages then say so)."""
+    try:
+        who = access.profile(user)
+    except ServiceError:
+        return None
+    org = who.organisation.key if who.organisation else None
+    return Viewer(who.role, who.get_role_display(), org)
+
+
+def role_name(user: Any) -> str:
+    """The header's role ("" when signed out or without a role)."""
+    if user is None or not user.is_authenticated:
+        return ""
+    found = viewer(user)
+    return found.role_name if found else ""
+
+
+@dataclass(frozen=True)
+class MatchHead:
+    key: str
+    home: str  # names
+    away: str
+    venue: str
+    kickoff: datetime
+
+
+def _head(match: m.Match) -> MatchHead:
+    return MatchHead(match.key, match.home.name, match.away.name, match.venue.name, match.kickoff)
+
+
+@dataclass(frozen=True)
+class MatchLine:
+    match: MatchHead
+    waiting: int | None  # None: not for this user to know (a steward)
+    fullest: dict[str, Any] | None
+    redo: bool  # decided, but changed since: decide again
+
+
+def match_list(user: User, now: datetime) -> tuple[list[MatchLine], list[MatchLine]]:
+    """The matches this user may see: coming ones (not over yet: kick-off plus the end of
+    the competition's last phase), and past ones, the latest first."""
+    steward = access.profile(user).role == "steward"  # sees no requests at all
+    coming: list[MatchLine] = []
+    past: list[MatchLine] = []
+    for match in access.visible_matches(user):
+        run = decisions.latest_run(match)
+        # Only the requests this user may see: a count would tell of others' too.
+        seen = [r for r in access.seen_list(user, match) if not r.revoked]
+        decided = decisions.decided_in(run, seen)
+        redo = run is not None and run.version != match.version and access.manages(user, match)
+        line = MatchLine(
+            _head(match),
+            None if steward else sum(r.key not in decided for r in seen),
+            board.fullest(run.output["usage"]) if run else None,
+            redo,
+        )
+        (coming if _ends(match) >= now else past).append(line)
+    return coming, past[::-1]
+
+
+def _ends(match: m.Match) -> datetime:
+    plan = store.plan_of(match)  # one query, not an export of the match
+    return match.kickoff + timedelta(minutes=max(p.end for p in plan))
+
+
+@dataclass(frozen=True)
+class ReasonLine:
+    text: str
+    by_hand: bool = False  # refused by hand (an override)
+    through: str = ""  # the zone on the way that refused it, if not its own
+
+
+@dataclass
+class RequestRow:
+    key: str
+    org: str
+    zone: str
+    phases: list[str]
+    crew: int
+    cameras: int
+    locked: bool
+    revoked: str
+    status: Status  # waiting: sent or changed since the run
+    tier: str
+    reasons: list[ReasonLine]
+    by_hand: str | None  # granted by hand: the officer's reason
+    consent_zone: bool  # in a club's own room: consent matters
+    consent: list[str]  # who gave it (names)
+    consent_refused: bool
+    consent_mine: bool  # this user gives consent there
+    policy_note: bool = False  # refused for room under most-granted: explain the policy
+    crowded: list[dict[str, str]] = field(default_factory=list)
+    blocked: dict[str, Any] | None = None  # what stands in the way of a grant by hand
+    what_if: str = ""  # the what-if query that would show it granted with room
+
+    @property
+    def granted(self) -> bool:
+        return self.status is Status.GRANTED
+
+    @property
+    def refused(self) -> bool:
+        return self.status is Status.REFUSED
+
+    @property
+    def waiting(self) -> bool:
+        return self.status is Status.WAITING
+
+    @property
+    def proposed(self) -> bool:
+        """Granted in the run, not published yet."""
+        return self.granted and not self.locked
+
+    @property
+    def can_override(self) -> bool:
+        """An override can succeed: refuse any open request; grant one nothing blocks."""
+        if self.blocked:  # a grant by hand cannot be made; refusing a grant can
+            return self.granted
+        return not self.revoked and not self.locked
+
+
+@dataclass(frozen=True)
+class CameraLine:
+    name: str
+    zone: str
+    phases: list[str]  # empty: always
+    operator: str
+
+
+@dataclass
+class IncidentLine:
+    incident: str
+    zone: str
+    phase: str | None
+    minute: float | None  # the clock minute as logged (None: logged with a time)
+    at: datetime | None
+    football: str | None  # "45+2" beside the clock minute, in stoppage time
+    what: str
+    covered_by: list[dict[str, Any]]
+    missed: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Board:
+    match: MatchHead
+    viewer: Viewer
+    manages: bool
+    run: m.DecisionRun | None
+    stale: bool
+    publishable: bool
+    proposed: int
+    proposed_seen: int
+    phases: list[str]
+    phase_spans: list[tuple[str, float, float]]
+    grid: list[tuple[str, list[dict[str, Any]]]]
+    policy: dict[str, Any] | None
+    rows: list[RequestRow]
+    dropped_by_decide: list[dict[str, str]]
+    zones: list[str]
+    incidents: list[IncidentLine]
+    cameras: list[CameraLine]
+    closes: datetime | None
+    open: bool
+    access: list[dict[str, Any]] | None
+    broken: ServiceError | None  # the match as stored does not decide: why
+
+
+def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime) -> Board:
+    """A match's board as this user may see it. Those who manage the match see the run's
+    proposal and every request with what the desk offers beside it; everyone else sees
+    what is published, and only their own requests (stewards none)."""
+    match = access.check_match(user, match_key)
+    manages = access.manages(user, match)
+    who = viewer(user)
+    assert who is not None  # check_match has asked for the profile
+    visible = access.seen_list(user, match)  # none for stewards
+    run = decisions.latest_run(match)
+    by_request = decisions.decided_in(run, visible)  # not those changed since the run
+    broken = None
+    try:
+        incidents = _incidents(user, match, manages)
+    except ServiceError as error:  # the match as stored no longer decides: say why
+        incidents, broken = [], error
+    stale = run is not None and decisions.changed_since_run(user, match, run)  # as theirs
+    published = decisions.published_keys(match)
+    proposed = [
+        d["request"]
+        for d in (run.output["decisions"] if run else [])
+        if d["status"] == Status.GRANTED and d["request"] not in published
+    ]
+    unpublished = {r.key for r in visible if not r.locked}
+    publishable = not stale and any(
+        d["status"] == Status.GRANTED and key in unpublished for key, d in by_request.items()
+    )
+    policy = _quietly(lambda: decisions.policy_of(match), None)
+    rows = _rows(user, match, visible, by_request, filters, run, policy)
+    if manages and run:
+        # A match as stored that does not decide: the board says why (the incidents).
+        with contextlib.suppress(ServiceError):
+            _explain(match, run, rows)
+    plan = plan_of(match)
+    closes = entries.closes_at(match)
+    return Board(
+        match=_head(match),
+        viewer=who,
+        manages=manages,
+        run=run,
+        stale=stale,
+        publishable=publishable,
+        proposed=len(proposed),
+        proposed_seen=sum(1 for row in rows if row.proposed),
+        phases=[p.id for p in plan],
+        phase_spans=[(p.id, p.start, p.end) for p in plan],
+        grid=board.grid(_usage(match, run, manages)),
+        policy=policy,
+        rows=rows,
+        dropped_by_decide=_quietly(lambda: decisions.overrides_in_effect(match), [])
+        if manages and run
+        else [],
+        zones=[z["id"] for z in _zones(match)],
+        incidents=incidents,
+        cameras=_cameras(match),
+        closes=closes,
+        open=closes is not None and now <= closes,  # None: the match is broken
+        access=_access(user, match, manages),
+        broken=broken,
+    )
+
+
+def _quietly(work: Any, otherwise: Any) -> Any:
+    """What `work()` answers, or `otherwise` when the match as stored does not decide
+    (the board says why, once, at its top)."""
+    try:
+        return work()
+    except ServiceError:
+        return otherwise
+
+
+def zones_of(user: User, match_key: str) -> list[str]:
+    """The ids of the match's zones, in the venue's order."""
+    return [z["id"] for z in _zones(access.check_match(user, match_key))]
+
+
+def _zones(match: m.Match) -> list[dict[str, Any]]:
+    """The venue's zones as exported ({"id", "name", "occupant"?, ...}), in order."""
+    zones: list[dict[str, Any]] = document_of(match)["venues"][0]["zones"]
+    return zones
+
+
+def _rows(
+    user: User,
+    match: m.Match,
+    visible: list[m.Request],
+    by_request: dict[str, dict[str, Any]],
+    filters: dict[str, str],
+    run: m.DecisionRun | None,
+    policy: dict[str, Any] | None,
+) -> list[RequestRow]:
+    run_by_hand = {o["request"]: o["reason"] for o in (run.overrides if run else [])}
+    mine = _consent_zones(user, match)
+    refused = _consent_refused(match) if visible else set()
+    most_granted = bool(policy and policy["most_granted"])
+    rows = []
+    for r in board.request_rows(visible, by_request, filters, run_by_hand):
+        request, decision = r["request"], r["decision"]
+        status = Status(r["status"])
+        reasons = [
+            ReasonLine(
+                x["text"],
+                x.get("code") == ReasonCode.OVERRIDE,
+                x["zone"] if x.get("zone") and x["zone"] != request.zone.key else "",
+            )
+            for x in (decision or {}).get("reasons", [])
+        ]
+        capacity = any(
+            x.get("code") == ReasonCode.CAPACITY for x in (decision or {}).get("reasons", [])
+        )
+        rows.append(
+            RequestRow(
+                key=request.key,
+                org=request.by.name,
+                zone=request.zone.key,
+                phases=list(request.phases),
+                crew=request.crew,
+                cameras=request.cameras,
+                locked=request.locked,
+                revoked=request.revoked,
+                status=status,
+                tier=(decision or {}).get("tier") or "",
+                reasons=reasons,
+                by_hand=r["by_hand"],
+                consent_zone=bool(request.zone.occupant) and not request.revoked,
+                consent=[o.name for o in request.consent.all()],
+                consent_refused=request.key in refused,
+                consent_mine=request.zone.key in mine,
+                policy_note=status is Status.REFUSED and most_granted and capacity,
+            )
+        )
+    return rows
+
+
+def _explain(match: m.Match, run: m.DecisionRun, rows: list[RequestRow]) -> None:
+    """Beside each row, for those who manage the match: what stands in the way of a grant
+    by hand (then the Override form offers no grant, and the board says what would make
+    it work: a what-if with the places it needs, or revoking), and the grants by hand
+    holding the places of a request refused for room (then no policy note: the policy
+    did not refuse it)."""
+    found = decisions.desk(match, run)
+    for row in rows:
+        row.crowded = found["crowded"].get(row.key, []) if row.refused else []
+        row.policy_note = row.policy_note and not row.crowded
+        row.blocked = found["blocked"].get(row.key)
+        if row.blocked and row.blocked["capacity"]:
+            places = [(f"capacity:{k}", n) for k, n in row.blocked["capacity"].items()]
+            row.what_if = _query([("grant", row.key), *places])
+
+
+def _query(pairs: list[tuple[str, Any]]) -> str:
+    """A what-if link's query string (the page puts it after the what-if's address)."""
+    return urlencode(pairs)
+
+
+def _usage(match: m.Match, run: m.DecisionRun | None, manages: bool) -> list[dict[str, Any]]:
+    """The grid: the run's proposal for those who manage the match; for everyone else the
+    places published grants hold (none shown before the first decide)."""
+    if run is None:
+        return []
+    if manages:
+        usage: list[dict[str, Any]] = run.output["usage"]
+        return usage
+    found: list[dict[str, Any]] = _quietly(lambda: decisions.published_usage(match), [])
+    return found
+
+
+def _incidents(user: User, match: m.Match, manages: bool) -> list[IncidentLine]:
+    """The coverage of each incident, with what the log says of it and whose crews."""
+    document = document_of(match)
+    logged = {i["id"]: i for i in document["incidents"]}
+    names = {o["id"]: o["name"] for o in document["organisations"]}
+    out = []
+    for incident in decisions.coverage(user, match.key)["incidents"]:
+        row = logged.get(incident["incident"], {})
+        minute = row.get("minute")
+        football = entries.football_of(match, minute) if minute is not None else None
+        out.append(
+            IncidentLine(
+                incident=incident["incident"],
+                zone=incident["zone"],
+                phase=incident.get("phase"),
+                minute=minute,
+                at=datetime.fromisoformat(row["at"]) if row.get("at") else None,
+                football=football if football and "+" in football else None,  # plain: clock
+                what=row.get("what", ""),
+                covered_by=[
+                    {**s, "name": names.get(s["org"] or "", s["org"])}
+                    for s in incident["covered_by"]
+                ],
+            )
+        )
+    uncaught = {i.incident for i in out if not i.covered_by}
+    if uncaught and access.profile(user).role != "steward":
+        missed = decisions.missed(user, match, uncaught)
+        for line in out:
+            line.missed = [
+                {
+                    **r,
+                    "grant": _query([("grant", r["request"])]),
+                    "room": _query([(f"capacity:{k}", n) for k, n in r["capacity"].items()]),
+                }
+                for r in missed.get(line.incident, [])
+            ]
+    return out
+
+
+def _cameras(match: m.Match) -> list[CameraLine]:
+    document = document_of(match)
+    names = {o["id"]: o["name"] for o in document["organisations"]}
+    return [
+        CameraLine(
+            c.get("name") or c["id"],
+            c["zone"],
+            list(c.get("phases") or []),
+            names.get(c.get("operator") or "", ""),
+        )
+        for venue in document["venues"]
+        for c in venue["cameras"]
+    ]
+
+
+def _access(user: User, match: m.Match, manages: bool) -> list[dict[str, Any]] | None:
+    """The access list, for stewards and for those who manage the match."""
+    if access.profile(user).role != "steward" and not manages:
+        return None
+    phases = [p.id for p in plan_of(match)]
+    places = _quietly(lambda: decisions.published_places(match), None)
+    if places is None:  # the match as stored does not decide: the board says why
+        return []
+    return board.access_list(places, [z["id"] for z in _zones(match)], phases)
+
+
+def _consent_refused(match: m.Match) -> set[str]:
+    """The requests whose consent was last refused (or taken back) since they were sent
+    as they are, as the audit log says: "refused" is not "not given yet"."""
+    refused: set[str] = set()
+    for target, action, after in (
+        m.AuditEntry.objects.filter(match=match, action__in=("consent", "submit", "change"))
+        .order_by("when", "pk")
+        .values_list("target", "action", "after")
+    ):
+        if action == "consent" and not (after or {}).get("consent"):
+            refused.add(target)
+        else:  # given, or the request sent again as it now is: not refused (yet)
+            refused.discard(target)
+    return refused
+
+
+def _consent_zones(user: User, match: m.Match) -> set[str]:
+    """The zones whose consent this user gives: its club's own rooms (admin: all)."""
+    who = access.profile(user)
+    zones = _zones(match)
+    if who.role == "admin":
+        return {z["id"] for z in zones if z.get("occupant")}
+    if who.role != "officer" or who.organisation is None:
+        return set()
+    mine = who.organisation.key
+    home, away = match.home.key, match.away.key
+    return {z["id"] for z in zones if occupant_club(z.get("occupant"), home, away) == mine}
+
+
+@dataclass(frozen=True)
+class RoomHint:
+    lines: list[str]
+    asked: bool  # phases were ticked
+    left_out: str | None  # the request being changed, left out of the count
+    stale: bool  # the board's grid is older than the requests
+
+
+def room_hint(
+    user: User, match_key: str, zone: str, phases: list[str], crew: str, changing: str | None
+) -> RoomHint:
+    """The room left for what the request form holds: with every request as it stands,
+    decided now, but for the one being changed (`changing`, if the user may see it)."""
+    match = access.check_match(user, match_key)
+    if changing and changing not in {r.key for r in access.seen_list(user, match)}:
+        changing = None
+    size = board.crew_size(crew)
+    cells = decisions.room(match, zone, phases, size, changing) if zone and phases else []
+    lines = board.room_lines(cells, size)
+    mine = access.profile(user).organisation
+    consent = decisions.consent_needed(match, zone, mine.key if mine else None) if lines else None
+    if consent:  # the core's own reason, as the request would be refused without it
+        lines.insert(
+            0,
+            f"{consent} yet: its officer gives consent on the board; without it the request"
+            " is refused",
+        )
+    run = decisions.latest_run(match)
+    return RoomHint(
+        lines,
+        bool(phases),
+        changing,
+        run is not None and decisions.changed_since_run(user, match, run),
+    )
+
+
+@dataclass(frozen=True)
+class ZoneChoice:
+    key: str
+    name: str
+    needs_consent: str  # the club whose consent a request there needs ("": none)
+
+
+@dataclass(frozen=True)
+class Changing:
+    """The request being changed, as it is."""
+
+    key: str
+    zone: str
+    phases: list[str]
+    crew: int
+    cameras: int
+    submitted: str
+
+
+@dataclass(frozen=True)
+class RequestFormData:
+    match: MatchHead
+    zones: list[ZoneChoice]
+    phases: list[str]
+    closes: datetime | None
+    late: bool  # after the deadline
+    org_key: str | None  # the requester's organisation (media)
+    changing: Changing | None
+
+
+def request_form(
+    user: User, match_key: str, now: datetime, changing: str | None = None
+) -> RequestFormData:
+    """What the request form offers (for a new request, or to change `changing`): only to
+    broadcasters and producers (and admins); a request that cannot be changed (published,
+    revoked) is refused here, before any form is shown."""
+    match = access.check_match(user, match_key)
+    who = access.profile(user)
+    if who.role not in ("media", "admin"):
+        raise ServiceError(ErrorCode.FORBIDDEN, "requests are made by broadcasters and producers")
+    found = None
+    if changing is not None:
+        row = next((r for r in access.seen_list(user, match) if r.key == changing), None)
+        if row is None:
+            raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{changing}"', "id")
+        if row.locked or row.revoked:  # the form could only fail: say so now
+            done = f"it was revoked ({row.revoked})" if row.revoked else "it is a published grant"
+            raise ServiceError(
+                ErrorCode.PUBLISHED if row.locked else ErrorCode.CONFLICT,
+                f"{changing} cannot be changed: {done}; the home club's officer decides on it",
+            )
+        found = Changing(
+            row.key,
+            row.zone.key,
+            list(row.phases),
+            row.crew,
+            row.cameras,
+            store.request_json(match.key, row)["submitted"],
+        )
+    closes = entries.closes_at(match)
+    mine = who.organisation.key if who.organisation else None
+    clubs = {match.home.key: match.home.name, match.away.key: match.away.name}
+    zones = []
+    for z in _zones(match):
+        club = occupant_club(z.get("occupant"), match.home.key, match.away.key)
+        # A club's own room needs that club's consent (but for the club's own requests).
+        needs = clubs[club] if club is not None and club != mine else ""
+        zones.append(ZoneChoice(z["id"], z.get("name") or z["id"], needs))
+    return RequestFormData(
+        match=_head(match),
+        zones=zones,
+        phases=[p.id for p in plan_of(match)],
+        closes=closes,
+        late=closes is not None and now > closes,
+        org_key=mine,
+        changing=found,
+    )
+
+
+@dataclass(frozen=True)
+class WhatIfRow:
+    key: str
+    org: str
+    zone: str
+    status: str
+    locked: bool
+    by_hand: bool
+
+
+@dataclass(frozen=True)
+class WhatIfPanel:
+    match: MatchHead
+    requests: list[WhatIfRow]
+    capacities: list[tuple[str, list[dict[str, Any]]]]  # the grid, each cell's field name
+    phases: list[str]
+    usage: list[dict[str, Any]]  # the places as the match stands
+
+
+def what_if_panel(user: User, match_key: str) -> WhatIfPanel:
+    """The what-if panel of those who manage the match: its requests as they stand now
+    (to tick), and its capacities (to change)."""
+    match = access.check_manages(user, match_key)
+    standing = decisions.standing(match)
+    status = {d["request"]: d["status"] for d in standing["decisions"]}
+    rows = [
+        WhatIfRow(
+            r.key,
+            r.by.name,
+            r.zone.key,
+            status.get(r.key, ""),
+            r.locked,
+            r.key in standing["by_hand"],
+        )
+        for r in requests_of(match)
+        if not r.revoked
+    ]
+    capacities = [{**u, "name": f"capacity:{u['zone']}@{u['phase']}"} for u in standing["usage"]]
+    return WhatIfPanel(
+        _head(match),
+        rows,
+        board.grid(capacities),
+        [p.id for p in plan_of(match)],
+        standing["usage"],
+    )
+
+
+def what_if_story(
+    user: User, match_key: str, panel: WhatIfPanel, body: dict[str, Any]
+) -> dict[str, Any]:
+    """The what-if answer put in words (who would be granted, bumped, taken out; each
+    incident's cameras before and after)."""
+    answer = decisions.what_if_for(user, match_key, body)
+    names = {r.key: r.org for r in panel.requests}
+    return board.what_if_story(answer, names, body["refuse"])
