@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from django.test import Client
 
 from pitchpass.core import decide_document
@@ -414,3 +415,18 @@ def test_coverage_says_when_it_is_as_if_decided_now(api) -> None:
     post(api["docs"], "/requests", {"zone": "pitch-side", "phases": ["half-time"], "crew": 1})
     assert officer_now() is True  # a request waiting: the crews if decided now
     assert now() is False  # BT sees what was decided: another's request is not its to know
+
+
+def test_the_api_takes_stoppage_time_as_the_referee_shows_it(api) -> None:
+    """As the board's form takes them (the core's football minutes, tests/core/test_minutes):
+    "45+2" is the clock's 46 in the default phases, "90+3" the clock's 109. A plain minute
+    stays a number: the string "3" is refused, as true is."""
+    for typed, clock in (("45+2", 46), ("90+3", 109)):
+        logged = post(api["steward"], "/incidents", {"zone": "tunnel", "minute": typed})
+        assert logged.status_code == 201, logged.json()
+        exported = yaml.safe_load(api["admin"].get(f"/api/matches/{MATCH}/export").content)
+        found = {i["id"]: i for i in exported["incidents"]}
+        assert found[logged.json()["id"]]["minute"] == clock
+    for wrong in ("3", "45+", "+2", True, "45+2; drop"):
+        refused = post(api["steward"], "/incidents", {"zone": "tunnel", "minute": wrong})
+        assert refused.status_code == 400 and refused.json()["path"].startswith("minute")

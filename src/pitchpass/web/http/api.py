@@ -8,6 +8,7 @@ OpenAPI at /api/openapi.json, docs at /api/docs. Auth: `Authorization: Bearer <t
 from __future__ import annotations
 
 import logging
+import re
 from typing import Annotated, Any
 
 from django.http import Http404, HttpRequest, HttpResponse
@@ -17,7 +18,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.responses import Status
 from ninja.security import HttpBearer
 from ninja.security import SessionAuth as NinjaSessionAuth
-from pydantic import Strict, StrictBool, StrictInt
+from pydantic import PlainValidator, StrictBool, StrictInt, WithJsonSchema
 
 from pitchpass.core import SolverFailed
 from pitchpass.web.errors import ErrorCode, ServiceError
@@ -209,12 +210,32 @@ def consent(request: HttpRequest, match: str, request_id: str, body: ConsentIn) 
     return {"request": request_id, "consent": body.given}
 
 
+STOPPAGE = r"^[0-9]{1,3}\+[0-9]{1,2}$"
+
+
+def _minute(value: Any) -> float | str:
+    """The clock, a number (not true, not "3"), or stoppage time as a string ("45+2")."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str) and re.fullmatch(STOPPAGE, value):
+        return value
+    raise ValueError('a number (the clock: minutes after kick-off) or stoppage time, "45+2"')
+
+
+Minute = Annotated[
+    float | str,
+    PlainValidator(_minute),
+    WithJsonSchema({"anyOf": [{"type": "number"}, {"type": "string", "pattern": STOPPAGE}]}),
+]
+
+
 class IncidentIn(Schema):
     """An incident as in SCENARIO.md, without `match`: exactly one of minute and at."""
 
     id: str | None = None
     zone: str
-    minute: Annotated[float, Strict()] | None = None  # a number, not true or "3"
+    # The clock, a number (not true or "3"); or stoppage time as a string: "45+2", "90+3".
+    minute: Minute | None = None
     at: str | None = None
     what: str | None = None
 

@@ -357,10 +357,14 @@ INCIDENT_FIELDS = ("id", "zone", "minute", "at", "what")
 
 
 def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
-    """Stewards, officers and admins log what happened; the core checks it. Locks the match."""
+    """Stewards, officers and admins log what happened; the core checks it. Locks the match.
+    `minute` is the clock (a number), or stoppage time as the referee's board shows it
+    ("45+2", a string), turned into the clock with the match's phases (typed_minute)."""
     check_text(body)
     with transaction.atomic():
         match = lock_match(access.check_match(user, match_key))
+        if isinstance(body.get("minute"), str):
+            body = {**body, "minute": typed_minute(match, body["minute"])}
         if access.profile(user).role not in ("steward", "officer", "admin"):
             raise ServiceError(ErrorCode.FORBIDDEN, "stewards, officers and admins log incidents")
         taken = set(match.incidents.values_list("key", flat=True))
