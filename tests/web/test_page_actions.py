@@ -1133,13 +1133,38 @@ def test_those_who_do_not_manage_see_the_published_grid_not_the_proposal(site) -
     assert tunnel_after(docs) == "46/46"
 
 
-def test_a_refusal_for_room_carries_the_policys_explanation_and_a_link_to_it(site) -> None:
+def test_a_refusal_that_looks_unfair_carries_the_policys_explanation(site) -> None:
+    """A crew of 5 sent first loses the flash-interview positions (8) at half-time to three
+    crews of 2 of its tier sent later: most-granted grants three requests rather than two.
+    The board names them for the officer, and explains the policy with a link to it; the
+    requester learns why without learning other organisations' request ids."""
+    officer, docs = signed_in("officer"), signed_in("documentary")
+    for key, crew in (("big", "5"), ("s1", "2"), ("s2", "2"), ("s3", "2")):
+        sent = docs.post(
+            f"{BOARD}requests/new/",
+            {"zone": "flash-interview", "phases": ["half-time"], "crew": crew, "id": key},
+        )
+        assert sent.status_code == 302, sent.content.decode()
+    officer.post(f"{BOARD}decide/")
+    row = officer.get(BOARD).content.decode().split('id="request-man-city-documentary.big"')[1]
+    row = row.split("</tr>")[0]
+    assert "Granted there though ranked after it: man-city-documentary.s1, sent later, same" in row
+    assert "The policy gives places tier by tier" in row
+    assert "(host, partner, club, other)" in row and '<a href="#policy">' in row
+    page = docs.get(BOARD).content.decode()
+    mine = page.split('id="request-man-city-documentary.big"')[1].split("</tr>")[0]
+    assert "a request sent later, same tier (other)" in mine
+
+
+def test_a_refusal_for_room_by_higher_tiers_says_so_without_the_policy_note(site) -> None:
+    """r24 (other) finds the tunnel full of partner crews: its reason says so in numbers;
+    nothing ranked after it holds places there, so no policy note on its row."""
     officer = signed_in("officer")
     officer.post(f"{BOARD}decide/")
     docs = signed_in("documentary").get(BOARD).content.decode()
     row = docs.split('id="request-r24"')[1].split("</tr>")[0]
-    assert "The policy gives places tier by tier" in row
-    assert "(host, partner, club, other)" in row and '<a href="#policy">' in row
+    assert "tunnel, post-match: 46 of 46 places taken by" in row
+    assert "The policy gives places tier by tier" not in row
     policy = docs.split('<details id="policy">')[1].split("</details>")[0]
     assert "<strong>partner</strong>: the competition&#x27;s broadcast partners" in policy
     assert "most-granted" in policy and "Requests close 5 days before kick-off" in policy

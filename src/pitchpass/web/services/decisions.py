@@ -24,6 +24,7 @@ from pitchpass.core import (
 )
 from pitchpass.core.codes import Mode, ReasonCode, Status
 from pitchpass.core.coverage import would_have_caught
+from pitchpass.core.fairness import RankedAfter, full_cells, ranked_after
 from pitchpass.core.model import Request, Scenario
 from pitchpass.core.overrides import (
     Overridden,
@@ -443,6 +444,37 @@ def desk(match: m.Match, run: m.DecisionRun | None) -> dict[str, Any]:
         for key, holders in crowding(scenario, match.key, kept, full).items()
     }
     return {"blocked": blocked, "crowded": crowded}
+
+
+def passed_over(
+    match: m.Match, run: m.DecisionRun | None, refused: dict[str, list[dict[str, Any]]]
+) -> dict[str, tuple[RankedAfter, ...]]:
+    """For each request of `refused` (id -> the reasons the run refused it for, as JSON):
+    the run's grants that the policy ranks after it and that hold places where room
+    refused it (the core's `ranked_after`); only under most-granted, where that happens
+    by the policy's design. Published grants and grants by hand are not the policy's
+    choice: left out. Empty for a match as stored that no longer decides."""
+    if run is None or not refused:
+        return {}
+    try:
+        scenario = scenario_of(match)
+    except ServiceError:
+        return {}
+    if scenario.policy.within_tier is not Mode.MOST_GRANTED:
+        return {}
+    current = decided_in(run, requests_of(match))
+    not_the_policys = {o["request"] for o in run.overrides} | published_keys(match)
+    granted = [
+        key
+        for key, d in current.items()
+        if d["status"] == Status.GRANTED and key not in not_the_policys
+    ]
+    out = {}
+    for key, reasons in refused.items():
+        found = ranked_after(scenario, match.key, key, full_cells(reasons), granted)
+        if found:
+            out[key] = found
+    return out
 
 
 def missed(user: User, match: m.Match, uncaught: set[str]) -> dict[str, list[dict[str, Any]]]:

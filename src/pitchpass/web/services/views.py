@@ -123,7 +123,10 @@ class RequestRow:
     consent: list[str]  # who gave it (names)
     consent_refused: bool
     consent_mine: bool  # this user gives consent there
-    policy_note: bool = False  # refused for room under most-granted: explain the policy
+    # Refused for room while requests the policy ranks after it hold places there
+    # (most-granted): the board explains the policy. Each {"request", "why"}; the
+    # request's id only for those who manage the match.
+    ranked_after: list[dict[str, str]] = field(default_factory=list)
     crowded: list[dict[str, str]] = field(default_factory=list)
     blocked: dict[str, Any] | None = None  # what stands in the way of a grant by hand
     what_if: str = ""  # the what-if query that would show it granted with room
@@ -293,7 +296,17 @@ def _rows(
     run_by_hand = {o["request"]: o["reason"] for o in (run.overrides if run else [])}
     mine = _consent_zones(user, match)
     refused = _consent_refused(match) if visible else set()
-    most_granted = bool(policy and policy["most_granted"])
+    for_room = {
+        key: d["reasons"]
+        for key, d in by_request.items()
+        if d["status"] == Status.REFUSED
+        and any(x.get("code") == ReasonCode.CAPACITY for x in d["reasons"])
+    }
+    names = access.manages(user, match)  # others' request ids are not for everyone
+    after = {
+        key: [{"request": a.request if names else "", "why": a.why} for a in found]
+        for key, found in decisions.passed_over(match, run, for_room).items()
+    }
     rows = []
     for r in board.request_rows(visible, by_request, filters, run_by_hand):
         request, decision = r["request"], r["decision"]
@@ -306,9 +319,6 @@ def _rows(
             )
             for x in (decision or {}).get("reasons", [])
         ]
-        capacity = any(
-            x.get("code") == ReasonCode.CAPACITY for x in (decision or {}).get("reasons", [])
-        )
         rows.append(
             RequestRow(
                 key=request.key,
@@ -327,7 +337,7 @@ def _rows(
                 consent=[o.name for o in request.consent.all()],
                 consent_refused=request.key in refused,
                 consent_mine=request.zone.key in mine,
-                policy_note=status is Status.REFUSED and most_granted and capacity,
+                ranked_after=after.get(request.key, []) if status is Status.REFUSED else [],
             )
         )
     return rows
@@ -342,7 +352,8 @@ def _explain(match: m.Match, run: m.DecisionRun, rows: list[RequestRow]) -> None
     found = decisions.desk(match, run)
     for row in rows:
         row.crowded = found["crowded"].get(row.key, []) if row.refused else []
-        row.policy_note = row.policy_note and not row.crowded
+        if row.crowded:  # grants by hand hold its places: the policy did not refuse it
+            row.ranked_after = []
         row.blocked = found["blocked"].get(row.key)
         if row.blocked and row.blocked["capacity"]:
             places = [(f"capacity:{k}", n) for k, n in row.blocked["capacity"].items()]
