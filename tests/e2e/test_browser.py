@@ -106,7 +106,9 @@ def test_the_request_form_hints_room_left_as_it_is_filled(browser: Browser, site
     page.get_by_label("post-match").check()
     hint = page.locator("#room")
     expect(hint).to_contain_text("away-dressing-room, post-match: 4 of 4 places left")
-    expect(hint).to_contain_text("tunnel, post-match: 0 of 46 places left")
+    expect(hint).to_contain_text(
+        "tunnel (on the way to away-dressing-room), post-match: 0 of 46 places left"
+    )
     page.get_by_label("Crew (people)").fill("2")
     page.get_by_label("Your reference (optional)").fill("post-match-2")
     page.get_by_role("button", name="Submit request").click()

@@ -73,7 +73,10 @@ def test_a_dressing_room_behind_a_closed_tunnel_is_hinted_closed() -> None:
     tunnel.save()
     admin = _admin()
     hint = room_hint(admin, match.key, _form("away-dressing-room", ["half-time", "post-match"], 2))
-    assert "tunnel, half-time: closed (a request for it is refused)" in hint.lines
+    assert (
+        "tunnel (on the way to away-dressing-room), half-time: closed (a request for it is refused)"
+        in hint.lines
+    )
     assert not any(line.startswith("away-dressing-room, half-time") for line in hint.lines)
     assert "away-dressing-room, post-match: 4 of 4 places left" in hint.lines
 

@@ -25,7 +25,7 @@ class DeskForm(forms.Form):
             return self.cleaned_data
         # Every problem, the first's path (as the services say a request's problems).
         found = [(field, _said(errors[0])) for field, errors in self.errors.as_data().items()]
-        also = [f"{field}: {message}" for field, message in found[1:]]
+        also = [m if m.startswith(f) else f"{f}: {m}" for f, m in found[1:]]  # named once
         first = found[0][0]
         message = "; also ".join([found[0][1], *also])
         raise ServiceError(ErrorCode.INVALID, message, "" if first == "__all__" else first)

@@ -117,16 +117,18 @@ def revoke(request: HttpRequest, match_key: str, request_id: str) -> HttpRespons
 def consent(request: HttpRequest, match_key: str, request_id: str) -> HttpResponse:
     def act() -> str:
         given = request.POST.get("given") == "yes"
-        published = entries.do_consent(user_of(request), match_key, request_id, given)
-        done = (
-            f"Consent for {request_id} given."
-            if given
-            else f"Consent for {request_id} refused (taken back): the request is not refused"
-            " by that alone; without consent the next decide refuses it."
-        )
-        if not given and published:
-            done += " It is a published grant: it stands until the home club's officer revokes it."
-        return done
+        done = entries.do_consent(user_of(request), match_key, request_id, given)
+        if given:
+            said = f"Consent for {request_id} given."
+        else:
+            said = (
+                f"Consent for {request_id} {'taken back' if done.taken_back else 'refused'}: the"
+                " request is not refused by that alone; without consent the next decide"
+                " refuses it."
+            )
+        if not given and done.published:
+            said += " It is a published grant: it stands until the home club's officer revokes it."
+        return said
 
     return _on_board(request, match_key, act)
 

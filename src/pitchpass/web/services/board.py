@@ -61,15 +61,19 @@ def request_rows(
     return rows
 
 
-def room_lines(cells: Iterable[Room], crew: int = 0) -> list[str]:
+def room_lines(cells: Iterable[Room], crew: int = 0, zone: str = "") -> list[str]:
     """The core's room cells in words: "tunnel, post-match: 2 of 46 places left", "too
-    few for a crew of 4", or closed (then the request would be refused)."""
+    few for a crew of 4", or closed (then the request would be refused). A cell of
+    another zone than `zone` is on the way to it (the core's footprint): said so."""
     lines = []
     for cell in cells:
+        where = f"{cell.zone}, {cell.phase}"
+        if zone and cell.zone != zone:
+            where = f"{cell.zone} (on the way to {zone}), {cell.phase}"
         if cell.closed:
-            lines.append(f"{cell.zone}, {cell.phase}: closed (a request for it is refused)")
+            lines.append(f"{where}: closed (a request for it is refused)")
             continue
-        line = f"{cell.zone}, {cell.phase}: {cell.left} of {cell.capacity} places left"
+        line = f"{where}: {cell.left} of {cell.capacity} places left"
         if not cell.fits and crew:
             line += f", too few for a crew of {crew}"
         lines.append(line)

@@ -7,7 +7,7 @@ match at once are serialised and no zone is ever over-booked. Deciding is decisi
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -322,11 +322,15 @@ def _own_request(user: User, match: m.Match, request_id: str) -> m.Request:
     return row
 
 
-def do_consent(user: User, match_key: str, request_id: str, given: bool) -> bool:
+class Consented(NamedTuple):
+    published: bool  # a published grant: it stands whatever its consent, until revoked
+    taken_back: bool  # consent had been given and is now refused
+
+
+def do_consent(user: User, match_key: str, request_id: str, given: bool) -> Consented:
     """The occupant club's officer gives or takes back consent for a crew in its own
     dressing room. A request the user may not see is "not found", as if absent (the
-    occupant's officer sees those in its zones). Locks the match. True if the request
-    is a published grant (it stands whatever its consent, until revoked)."""
+    occupant's officer sees those in its zones). Locks the match."""
     with transaction.atomic():
         match = lock_match(access.check_match(user, match_key))
         who = access.profile(user)
@@ -350,7 +354,7 @@ def do_consent(user: User, match_key: str, request_id: str, given: bool) -> bool
         if after != before and not row.locked:  # a published grant stands whatever its consent
             _sent(match, row)
         audit(user, "consent", match, request_id, {"consent": before}, {"consent": after})
-        return row.locked
+        return Consented(row.locked, not given and after != before)
 
 
 INCIDENT_FIELDS = ("id", "zone", "minute", "at", "what")

@@ -490,7 +490,7 @@ def room_hint(
         changing = None
     size = board.crew_size(crew)
     cells = decisions.room(match, zone, phases, size, changing) if zone and phases else []
-    lines = board.room_lines(cells, size)
+    lines = board.room_lines(cells, size, zone)
     mine = access.profile(user).organisation
     consent = decisions.consent_needed(match, zone, mine.key if mine else None) if lines else None
     if consent:  # the core's own reason, as the request would be refused without it
