@@ -88,6 +88,11 @@ def test_what_if_panel_shows_it_caught_after_adding_places(browser: Browser, sit
     page = sign_in(browser, site, "officer")
     page.goto(f"{site.url}{BOARD}")
     page.get_by_role("link", name="What if…").click()
+    # Grant and refuse of one request exclude each other as they are ticked.
+    page.get_by_label("grant r24").check()
+    page.get_by_label("refuse r24").check()
+    expect(page.get_by_label("grant r24")).not_to_be_checked()
+    page.get_by_label("refuse r24").uncheck()
     page.get_by_label("tunnel@post-match").fill("48")
     page.get_by_role("button", name="Show what would change").click()
     result = page.locator("#what-if-result")
@@ -109,7 +114,10 @@ def test_the_request_form_hints_room_left_as_it_is_filled(browser: Browser, site
     expect(hint).to_contain_text(
         "tunnel (on the way to away-dressing-room), post-match: 0 of 46 places left"
     )
+    page.get_by_label("Crew (people)").fill("5")  # as it is typed, without leaving the field
+    expect(hint).to_contain_text("4 of 4 places left, too few for a crew of 5")
     page.get_by_label("Crew (people)").fill("2")
+    expect(hint).not_to_contain_text("too few for a crew of 5")
     page.get_by_label("Your reference (optional)").fill("post-match-2")
     page.get_by_role("button", name="Submit request").click()
     expect(page.get_by_role("status")).to_have_text(

@@ -120,8 +120,12 @@ def test_override_with_a_reason_grants_r24_and_bumps_another(site) -> None:
     assert "tunnel, post-match: 46 of 46 places taken by" in row
     assert "r24 was granted by hand there: the story needs it" in row
     assert "The policy gives places" not in row
-    # Nothing is published: a grant by hand of r23 too can be made (it would bump another).
+    # Nothing is published: a grant by hand of r23 too can be made (it would bump another),
+    # and what it would change can be seen first, in a what-if of just that grant.
     assert 'value="granted"' in row and "Cannot be granted by hand" not in row
+    assert f'href="{BOARD}what-if/?grant=r23">What would granting it change?</a>' in row
+    preview = officer.get(f"{BOARD}what-if/", {"grant": "r23"}).content.decode()
+    assert "r23 would be granted" in preview and "would be bumped" in preview
 
 
 def test_media_cannot_act_for_the_officer(site) -> None:
