@@ -11,7 +11,7 @@ import yaml
 
 from pitchpass.core import decide_match, load_document
 from pitchpass.core.codes import Status
-from pitchpass.core.fairness import full_cells, ranked_after
+from pitchpass.core.fairness import full_cells, its_tier_or_below, ranked_after
 from pitchpass.core.report import match_json
 
 SEED = Path(__file__).parents[2] / "scenarios" / "manchester-derby-2017.yaml"
@@ -82,3 +82,19 @@ def test_grants_ranked_before_it_are_not_named() -> None:
         ]
     )
     assert _explained(scenario, "late") == []
+
+
+def test_its_tier_or_below_tells_what_the_numbers_tell_without_the_timing() -> None:
+    """True where crews of its tier (earlier ones too) or a lower tier hold the places,
+    false where only higher tiers do."""
+    scenario = _story(
+        [
+            ("first", "nbc-sports", 4, "09:00"),
+            ("second", "nbc-sports", 4, "10:00"),
+            ("late", "nbc-sports", 4, "11:00"),
+            ("below", "mutv", 9, "12:00"),
+        ]
+    )
+    full = [("flash-interview", "half-time")]
+    assert its_tier_or_below(scenario, MATCH, "late", full, ["first", "second"])
+    assert not its_tier_or_below(scenario, MATCH, "below", full, ["first", "second"])

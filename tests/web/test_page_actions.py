@@ -533,6 +533,37 @@ def test_odd_numbers_in_forms_are_errors_not_server_errors(site, crew) -> None:
     assert wrong.status_code == 400 and "must be a whole number" in wrong.content.decode()
 
 
+def test_text_is_bounded_alike_on_the_api_and_the_pages(site) -> None:
+    """A reason of 2,001 characters: the same 400 and words from the API and the form."""
+    officer = signed_in("officer")
+    officer.post(f"{BOARD}decide/")
+    long = "x" * 2001
+    api = officer.post(
+        f"/api/matches/{MATCH}/requests/r24/override",
+        {"status": "refused", "reason": long},
+        content_type="application/json",
+    )
+    assert api.status_code == 400 and api.json()["path"] == "reason"
+    said = api.json()["message"]
+    assert said == "text has at most 2000 characters, not 2001"
+    page = officer.post(f"{BOARD}requests/r24/override/", {"status": "refused", "reason": long})
+    assert page.status_code == 400 and said in page.content.decode()
+    steward = signed_in("steward")
+    logged = steward.post(f"{BOARD}incidents/", {"zone": "tunnel", "minute": "5", "what": long})
+    assert logged.status_code == 400 and said in logged.content.decode()
+
+
+def test_the_request_form_takes_ascii_whole_numbers_only(site) -> None:
+    docs = signed_in("documentary")
+    for typed in ("٣", "1_000", "3.0", "+3", "1000001"):
+        sent = docs.post(
+            f"{BOARD}requests/new/",
+            {"zone": "mixed-zone", "phases": ["post-match"], "crew": typed},
+        )
+        assert sent.status_code == 400, typed
+        assert "crew must be" in sent.content.decode(), typed
+
+
 def test_a_nul_character_is_refused_on_both_databases(site) -> None:
     docs = signed_in("documentary")
     sent = docs.post(
@@ -1147,7 +1178,8 @@ def test_a_refusal_that_looks_unfair_carries_the_policys_explanation(site) -> No
     """A crew of 5 sent first loses the flash-interview positions (8) at half-time to three
     crews of 2 of its tier sent later: most-granted grants three requests rather than two.
     The board names them for the officer, and explains the policy with a link to it; the
-    requester learns why without learning other organisations' request ids."""
+    requester gets the explanation from what its refusal's numbers tell (crews of its tier
+    or below hold the places), not which requests or when they were sent."""
     officer, docs = signed_in("officer"), signed_in("documentary")
     for key, crew in (("big", "5"), ("s1", "2"), ("s2", "2"), ("s3", "2")):
         sent = docs.post(
@@ -1163,7 +1195,13 @@ def test_a_refusal_that_looks_unfair_carries_the_policys_explanation(site) -> No
     assert "(host, partner, club, other)" in row and '<a href="#policy">' in row
     page = docs.get(BOARD).content.decode()
     mine = page.split('id="request-man-city-documentary.big"')[1].split("</tr>")[0]
-    assert "a request sent later, same tier (other)" in mine
+    assert "Crews of its tier or a lower one hold places there." in mine
+    assert "sent later" not in mine  # what others sent, and when, is not the requester's
+    # Published, the refusal is final: the explanation stays (the run's own grants are
+    # the policy's choice, though published since).
+    officer.post(f"{BOARD}publish/")
+    row = officer.get(BOARD).content.decode().split('id="request-man-city-documentary.big"')[1]
+    assert "Granted there though ranked after it: man-city-documentary.s1" in row.split("</tr>")[0]
 
 
 def test_a_refusal_for_room_by_higher_tiers_says_so_without_the_policy_note(site) -> None:

@@ -62,6 +62,40 @@ def ranked_after(
     return tuple(out)
 
 
+def its_tier_or_below(
+    scenario: Scenario,
+    match_id: str,
+    refused: str,
+    full: Iterable[tuple[str, str]],
+    granted: Iterable[str],
+) -> bool:
+    """Whether a request of `granted` holds places in a cell of `full` and is of the tier
+    of `refused` or a lower one: what its refusal's own numbers already tell (the crews
+    holding a full cell, by tier), so the policy's explanation can be given to one who
+    may not learn which requests those are, or when they were sent."""
+    match = scenario.match(match_id)
+    venue = scenario.venue(match.venue)
+    requests = {r.id: r for r in scenario.requests_of(match_id)}
+    if refused not in requests:
+        return False
+    wanted = set(full)
+    partners = frozenset(scenario.competition.partners)
+
+    def rank(request_id: str) -> int:
+        request = requests[request_id]
+        organisation = scenario.organisation(request.by)
+        return tier_of(request, organisation, match, scenario.policy, partners)[0]
+
+    own = rank(refused)
+    return any(
+        other in requests
+        and other != refused
+        and rank(other) >= own
+        and any(c in wanted for c in footprint(requests[other], venue))
+        for other in granted
+    )
+
+
 def full_cells(reasons: Iterable[Mapping[str, object]]) -> tuple[tuple[str, str], ...]:
     """The cells of the `capacity` reasons of a decision as JSON (SCENARIO.md's shape)."""
     return tuple((str(r["zone"]), str(r["phase"])) for r in reasons if r.get("code") == "capacity")

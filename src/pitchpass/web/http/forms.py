@@ -10,10 +10,11 @@ from typing import Any
 from django import forms
 
 from pitchpass.core.codes import Status
+from pitchpass.core.fields import MAX_COUNT
 from pitchpass.web.errors import ErrorCode, ServiceError
+from pitchpass.web.services.board import WHOLE
 
 ID_LENGTH = 100  # as the models keep ids
-TEXT_LENGTH = 2000  # a reason or an incident's note
 
 
 class DeskForm(forms.Form):
@@ -41,17 +42,29 @@ SAID = {
 }
 
 
-def _whole(label: str, low: int) -> forms.IntegerField:
-    return forms.IntegerField(
-        min_value=low,
-        max_value=10_000,
-        error_messages={
-            "required": f"{label} is needed",
-            "invalid": f"{label} must be a whole number",
-            "min_value": f"{label} must be at least {low}",
-            "max_value": f"{label} must be at most 10000",
-        },
-    )
+class WholeField(forms.CharField):
+    """A whole number as typed: ASCII digits only (not "٣", "1_000", "3.0" or "+3"), from
+    `low` up to the core's largest count."""
+
+    def __init__(self, label: str, low: int, **kwargs: Any) -> None:
+        super().__init__(max_length=20, **kwargs)
+        self.name, self.low = label, low
+        self.error_messages["required"] = f"{label} is needed"
+
+    def clean(self, value: Any) -> int | None:
+        text = super().clean(value)
+        if not text:
+            return None
+        if not WHOLE.fullmatch(text):
+            raise forms.ValidationError(f"{self.name} must be a whole number, not {text!r}")
+        number = int(text)
+        if not self.low <= number <= MAX_COUNT:
+            raise forms.ValidationError(
+                f"{self.name} must be at least {self.low}"
+                if number < self.low
+                else f"{self.name} must be at most {MAX_COUNT}"
+            )
+        return number
 
 
 class RequestForm(DeskForm):
@@ -60,8 +73,8 @@ class RequestForm(DeskForm):
     by = forms.CharField(required=False, max_length=ID_LENGTH, strip=True)
     zone = forms.ChoiceField(error_messages={"required": "choose a zone"})
     phases = forms.MultipleChoiceField(error_messages={"required": "tick at least one phase"})
-    crew = _whole("crew", 1)
-    cameras = _whole("cameras", 0)
+    crew = WholeField("crew", 1)
+    cameras = WholeField("cameras", 0, required=False)
     id = forms.CharField(required=False, max_length=ID_LENGTH, strip=True)
 
     def __init__(self, *args: Any, zones: list[str], phases: list[str], **kwargs: Any) -> None:
@@ -74,8 +87,6 @@ class RequestForm(DeskForm):
         assert isinstance(ticked, forms.MultipleChoiceField)
         ticked.choices = [(p, p) for p in phases]
         ticked.error_messages["invalid_choice"] = "tick the match's phases only"
-        cameras = self.fields["cameras"]
-        cameras.required, cameras.initial = False, 1
 
     def body(self) -> dict[str, Any]:
         """The API's request body (SCENARIO.md's request, without match and submitted)."""
@@ -84,7 +95,7 @@ class RequestForm(DeskForm):
             "zone": data["zone"],
             "phases": list(data["phases"]),
             "crew": data["crew"],
-            "cameras": 0 if data["cameras"] is None else data["cameras"],
+            "cameras": 0 if data["cameras"] is None else data["cameras"],  # left empty: none
         }
         for optional in ("id", "by"):
             if data[optional]:
@@ -98,7 +109,7 @@ class IncidentForm(DeskForm):
 
     zone = forms.ChoiceField(error_messages={"required": "choose the zone where it happened"})
     minute = forms.CharField(max_length=20, error_messages={"required": "the minute is needed"})
-    what = forms.CharField(required=False, max_length=TEXT_LENGTH)
+    what = forms.CharField(required=False)  # its length is the services' to bound
 
     def __init__(self, *args: Any, zones: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -111,7 +122,7 @@ class IncidentForm(DeskForm):
 class ReasonForm(DeskForm):
     """A revoke: its written reason (the service says when one is missing)."""
 
-    reason = forms.CharField(required=False, max_length=TEXT_LENGTH)
+    reason = forms.CharField(required=False)  # the services bound it, for the API too
 
 
 class OverrideForm(ReasonForm):

@@ -52,10 +52,18 @@ def check_id(value: str) -> str:
     return value
 
 
+TEXT_LENGTH = 2000  # characters: a reason, what happened, any text a user sends
+
+
 def check_text(value: Any, path: str = "") -> None:
-    """No NUL character anywhere: PostgreSQL cannot store one in text, SQLite would."""
+    """No NUL character anywhere (PostgreSQL cannot store one in text, SQLite would), and
+    no text longer than TEXT_LENGTH."""
     if isinstance(value, str) and "\x00" in value:
         raise ServiceError(ErrorCode.INVALID, "text cannot hold a NUL character", path)
+    if isinstance(value, str) and len(value) > TEXT_LENGTH:
+        raise ServiceError(
+            ErrorCode.INVALID, f"text has at most {TEXT_LENGTH} characters, not {len(value)}", path
+        )
     if isinstance(value, dict):
         for key, item in value.items():
             check_text(item, f"{path}.{key}".lstrip("."))

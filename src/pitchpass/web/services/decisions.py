@@ -24,7 +24,7 @@ from pitchpass.core import (
 )
 from pitchpass.core.codes import Mode, ReasonCode, Status
 from pitchpass.core.coverage import would_have_caught
-from pitchpass.core.fairness import RankedAfter, full_cells, ranked_after
+from pitchpass.core.fairness import RankedAfter, full_cells, its_tier_or_below, ranked_after
 from pitchpass.core.model import Request, Scenario
 from pitchpass.core.overrides import (
     Overridden,
@@ -64,15 +64,16 @@ def _save_run(
     match: m.Match, user: User, output: dict[str, Any], overrides: list[dict[str, str]]
 ) -> m.DecisionRun:
     number = (match.runs.aggregate(n=Max("number"))["n"] or 0) + 1
+    rows = {r.key: r for r in match.requests.all()}
     run = m.DecisionRun.objects.create(
         match=match,
         number=number,
         version=match.version,
         output=output,
         overrides=overrides,
+        locked=sorted(key for key, r in rows.items() if r.locked),
         made_by=user,
     )
-    rows = {r.key: r for r in match.requests.all()}
     m.Decision.objects.bulk_create(
         m.Decision(
             run=run,
@@ -449,32 +450,63 @@ def desk(match: m.Match, run: m.DecisionRun | None) -> dict[str, Any]:
 def passed_over(
     match: m.Match, run: m.DecisionRun | None, refused: dict[str, list[dict[str, Any]]]
 ) -> dict[str, tuple[RankedAfter, ...]]:
-    """For each request of `refused` (id -> the reasons the run refused it for, as JSON):
-    the run's grants that the policy ranks after it and that hold places where room
-    refused it (the core's `ranked_after`); only under most-granted, where that happens
-    by the policy's design. Published grants and grants by hand are not the policy's
-    choice: left out. Empty for a match as stored that no longer decides."""
-    if run is None or not refused:
+    """For those who manage the match. For each request of `refused` (id -> the reasons
+    the run refused it for, as JSON): the run's grants that the policy ranks after it and
+    that hold places where room refused it (the core's `ranked_after`)."""
+    found = _policy_grants(match, run, refused)
+    if found is None:
         return {}
+    scenario, granted = found
+    out = {}
+    for key, reasons in refused.items():
+        named = ranked_after(scenario, match.key, key, full_cells(reasons), granted)
+        if named:
+            out[key] = named
+    return out
+
+
+def policy_explains(
+    match: m.Match, run: m.DecisionRun | None, refused: dict[str, list[dict[str, Any]]]
+) -> set[str]:
+    """For anyone who sees these refusals: those of `refused` where crews of its tier or a
+    lower one, granted by the policy, hold places where room refused it (the core's
+    `its_tier_or_below`: what the refusal's numbers already tell, without whose requests
+    or when they were sent)."""
+    found = _policy_grants(match, run, refused)
+    if found is None:
+        return set()
+    scenario, granted = found
+    return {
+        key
+        for key, reasons in refused.items()
+        if its_tier_or_below(scenario, match.key, key, full_cells(reasons), granted)
+    }
+
+
+def _policy_grants(
+    match: m.Match, run: m.DecisionRun | None, refused: dict[str, Any]
+) -> tuple[Scenario, list[str]] | None:
+    """The scenario and the run's grants that were the policy's choice, or None where
+    there is nothing to explain: no run, nothing refused, first-come (each request in
+    turn: what came first got in), or a match as stored that no longer decides. Grants
+    by hand and those published before the run are not the policy's choice."""
+    if run is None or not refused:
+        return None
     try:
         scenario = scenario_of(match)
     except ServiceError:
-        return {}
+        return None
     if scenario.policy.within_tier is not Mode.MOST_GRANTED:
-        return {}
+        return None
     current = decided_in(run, requests_of(match))
-    not_the_policys = {o["request"] for o in run.overrides} | published_keys(match)
+    before = set(run.locked) if run.locked is not None else published_keys(match)
+    not_the_policys = {o["request"] for o in run.overrides} | before
     granted = [
         key
         for key, d in current.items()
         if d["status"] == Status.GRANTED and key not in not_the_policys
     ]
-    out = {}
-    for key, reasons in refused.items():
-        found = ranked_after(scenario, match.key, key, full_cells(reasons), granted)
-        if found:
-            out[key] = found
-    return out
+    return scenario, granted
 
 
 def missed(user: User, match: m.Match, uncaught: set[str]) -> dict[str, list[dict[str, Any]]]:

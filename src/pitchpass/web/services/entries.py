@@ -367,10 +367,10 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
     check_text(body)
     with transaction.atomic():
         match = lock_match(access.check_match(user, match_key))
-        if isinstance(body.get("minute"), str):
-            body = {**body, "minute": typed_minute(match, body["minute"])}
         if access.profile(user).role not in ("steward", "officer", "admin"):
             raise ServiceError(ErrorCode.FORBIDDEN, "stewards, officers and admins log incidents")
+        if isinstance(body.get("minute"), str):
+            body = {**body, "minute": typed_minute(match, body["minute"])}
         taken = set(match.incidents.values_list("key", flat=True))
         # A made-up id is never one logged before, deleted since: the log keeps both apart.
         logged = m.AuditEntry.objects.filter(match=match, action="incident")

@@ -123,9 +123,11 @@ class RequestRow:
     consent: list[str]  # who gave it (names)
     consent_refused: bool
     consent_mine: bool  # this user gives consent there
-    # Refused for room while requests the policy ranks after it hold places there
-    # (most-granted): the board explains the policy. Each {"request", "why"}; the
-    # request's id only for those who manage the match.
+    # Refused for room under most-granted where crews of its tier or below, granted by
+    # the policy, hold places: the board explains the policy (what its numbers tell).
+    policy_note: bool = False
+    # For those who manage the match: those grants ranked after it (a lower tier, or
+    # its tier and sent later), each {"request", "why"}.
     ranked_after: list[dict[str, str]] = field(default_factory=list)
     crowded: list[dict[str, str]] = field(default_factory=list)
     blocked: dict[str, Any] | None = None  # what stands in the way of a grant by hand
@@ -302,11 +304,15 @@ def _rows(
         if d["status"] == Status.REFUSED
         and any(x.get("code") == ReasonCode.CAPACITY for x in d["reasons"])
     }
-    names = access.manages(user, match)  # others' request ids are not for everyone
-    after = {
-        key: [{"request": a.request if names else "", "why": a.why} for a in found]
-        for key, found in decisions.passed_over(match, run, for_room).items()
-    }
+    explained = decisions.policy_explains(match, run, for_room)
+    after = (  # others' requests, and when they were sent, are not for everyone
+        {
+            key: [{"request": a.request, "why": a.why} for a in found]
+            for key, found in decisions.passed_over(match, run, for_room).items()
+        }
+        if access.manages(user, match)
+        else {}
+    )
     rows = []
     for r in board.request_rows(visible, by_request, filters, run_by_hand):
         request, decision = r["request"], r["decision"]
@@ -337,6 +343,7 @@ def _rows(
                 consent=[o.name for o in request.consent.all()],
                 consent_refused=request.key in refused,
                 consent_mine=request.zone.key in mine,
+                policy_note=status is Status.REFUSED and request.key in explained,
                 ranked_after=after.get(request.key, []) if status is Status.REFUSED else [],
             )
         )
@@ -353,7 +360,7 @@ def _explain(match: m.Match, run: m.DecisionRun, rows: list[RequestRow]) -> None
     for row in rows:
         row.crowded = found["crowded"].get(row.key, []) if row.refused else []
         if row.crowded:  # grants by hand hold its places: the policy did not refuse it
-            row.ranked_after = []
+            row.ranked_after, row.policy_note = [], False
         row.blocked = found["blocked"].get(row.key)
         if row.blocked and row.blocked["capacity"]:
             places = [(f"capacity:{k}", n) for k, n in row.blocked["capacity"].items()]
