@@ -98,3 +98,19 @@ def test_its_tier_or_below_tells_what_the_numbers_tell_without_the_timing() -> N
     full = [("flash-interview", "half-time")]
     assert its_tier_or_below(scenario, MATCH, "late", full, ["first", "second"])
     assert not its_tier_or_below(scenario, MATCH, "below", full, ["first", "second"])
+
+
+def test_sent_at_the_same_moment_the_id_after_is_ranked_after() -> None:
+    partner = "nbc-sports"
+    scenario = _story(
+        [
+            ("m-big", partner, 5, "10:00"),
+            ("n1", partner, 2, "10:00"),
+            ("n2", partner, 2, "10:00"),
+            ("a0", partner, 2, "10:00"),
+        ]
+    )
+    assert _explained(scenario, "m-big") == [
+        ("n1", "sent at the same moment, same tier (partner), its id after"),
+        ("n2", "sent at the same moment, same tier (partner), its id after"),
+    ]

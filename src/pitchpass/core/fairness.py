@@ -32,7 +32,8 @@ def ranked_after(
 ) -> tuple[RankedAfter, ...]:
     """The requests of `granted` (the policy's grants of the match) that hold places in a
     cell of `full` (where `refused` was refused for room) and that the policy ranks after
-    `refused`: a lower tier, or the same tier and sent later. In the order of `granted`."""
+    `refused`: a lower tier, or the same tier and sent later (sent at the same moment: the
+    id after, as the engine orders them). In the order of `granted`."""
     match = scenario.match(match_id)
     venue = scenario.venue(match.venue)
     partners = frozenset(scenario.competition.partners)
@@ -59,6 +60,10 @@ def ranked_after(
             out.append(RankedAfter(other, f"a lower tier ({other_tier})", cells))
         elif other_rank == own_rank and requests[other].submitted > sent:
             out.append(RankedAfter(other, f"sent later, same tier ({own_tier})", cells))
+        elif other_rank == own_rank and requests[other].submitted == sent and other > refused:
+            # The engine's order within a tier: the time sent, then the id (decide.py).
+            why = f"sent at the same moment, same tier ({own_tier}), its id after"
+            out.append(RankedAfter(other, why, cells))
     return tuple(out)
 
 
