@@ -97,8 +97,15 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
                 ErrorCode.FORBIDDEN, "consent is given by the occupant club's officer", "consent"
             )
         request_id = check_id(_request_id(match, by, body.get("id"), admin))
-        if match.requests.filter(key=request_id).exists():
+        existing = match.requests.filter(key=request_id).select_related("by").first()
+        if existing is not None:
             typed = str(body.get("id") or "")
+            if not admin and existing.by.key != by:  # loaded from a file: not theirs to learn
+                raise ServiceError(
+                    ErrorCode.DUPLICATE,
+                    f'the reference "{typed}" cannot be used: choose another',
+                    "id",
+                )
             taken = f'your reference "{typed}" is taken: ' if typed != request_id else ""
             raise ServiceError(
                 ErrorCode.DUPLICATE, f'{taken}request "{request_id}" exists already', "id"
@@ -147,8 +154,17 @@ def _request_id(match: m.Match, by: str, wanted: Any, admin: bool) -> str:
         return str(wanted)
     prefix = f"{by}."
     if wanted:  # a reference typed with the prefix already keeps it once
-        typed = str(wanted)
-        request_id = typed if typed.startswith(prefix) else prefix + typed
+        reference = str(wanted).removeprefix(prefix)
+        if "." in reference:
+            # Without dots the id spaces of organisations "sky" and "sky.news" never meet:
+            # "sky" could otherwise take, or learn of, "sky.news.exclusive".
+            raise ServiceError(
+                ErrorCode.INVALID,
+                f'a reference cannot hold a "." (the request\'s id is "{prefix}" and the'
+                " reference)",
+                "id",
+            )
+        request_id = prefix + reference
         if len(request_id) > ID_LENGTH:
             raise ServiceError(
                 ErrorCode.INVALID,
