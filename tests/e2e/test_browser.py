@@ -175,3 +175,17 @@ def test_the_api_docs_render_with_no_other_host(browser: Browser, site: Site) ->
     expect(page.locator(".opblock-summary-path").first).to_be_visible()
     expect(page.get_by_text("/api/matches/{match}/what-if")).to_be_visible()
     assert elsewhere == []
+
+
+def test_another_page_cannot_frame_the_board(browser: Browser, site: Site) -> None:
+    """A page elsewhere framing the officer's board (signed in) gets no board: Chromium
+    refuses the frame (X-Frame-Options, CSP frame-ancestors), so no Decide to click."""
+    page = sign_in(browser, site, "officer")
+    page.set_content(f'<iframe src="{site.url}{BOARD}" width="900" height="600"></iframe>')
+    framed = page.frames[1]
+    framed.wait_for_load_state()
+    assert not framed.url.startswith(site.url) or framed.locator("body").inner_text() == ""
+    assert framed.get_by_role("button", name="Decide").count() == 0
+    unframed = sign_in(browser, site, "officer")  # the same board, opened itself, has it
+    unframed.goto(f"{site.url}{BOARD}")
+    expect(unframed.get_by_role("button", name="Decide")).to_be_visible()

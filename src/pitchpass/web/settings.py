@@ -71,10 +71,17 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "pitchpass.web.http.middleware.PageErrors",
     "pitchpass.web.http.middleware.ReadOnce",
+    "pitchpass.web.http.middleware.NoFraming",
 ]
+# No page may be framed by another (a framed board's Decide and Publish would work for
+# whoever frames it): X-Frame-Options and CSP frame-ancestors both say so.
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
 ROOT_URLCONF = "pitchpass.web.http.urls"
 TEMPLATES = [
     {
