@@ -306,7 +306,7 @@ def user_add(
     _database()
     from pitchpass.web.services.accounts import do_add_user
 
-    chosen = password or secrets.token_urlsafe(12)
+    chosen = secrets.token_urlsafe(12) if password is None else password  # '' is refused
     _web_call(lambda: do_add_user(username, role, org, chosen))
     out.print(f"added {username} ({role}{', ' + org if org else ''})")
     if password is None:

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.django_db
 def admin_client() -> Client:
     path = ROOT / "scenarios" / "manchester-derby-2017.yaml"
     store.load(parse_text(path.read_text(), path.name))
-    do_add_user("league", "admin", None, "pw")
+    do_add_user("league", "admin", None, "pw-for-tests-only-7")
     client = Client()
     client.force_login(User.objects.get(username="league"))
     return client
@@ -79,7 +79,7 @@ def test_the_audit_keeps_many_to_many_values_as_sorted_ids(admin_client) -> None
 
 
 def test_a_role_taken_away_in_admin_takes_the_admin_site_with_it(admin_client) -> None:
-    do_add_user("second", "admin", None, "pw")
+    do_add_user("second", "admin", None, "pw-for-tests-only-7")
     second = User.objects.get(username="second")
     profile = m.Profile.objects.get(user=second)
     form = {"user": second.pk, "role": "steward", "organisation": ""}
@@ -370,7 +370,7 @@ def test_a_match_is_between_clubs_and_its_offset_within_a_day(admin_client) -> N
 
 
 def test_closing_a_zone_over_published_grants_is_refused(admin_client) -> None:
-    officer = do_add_user("ed", "officer", "man-united", "pw")
+    officer = do_add_user("ed", "officer", "man-united", "pw-for-tests-only-7")
     decisions.do_decide(officer, MATCH)
     decisions.do_publish(officer, MATCH)
     zone = m.Zone.objects.get(key="tunnel")
@@ -406,7 +406,7 @@ def test_an_incident_logged_by_mistake_is_deleted_in_the_admin_and_audited(admin
 def test_an_incident_id_made_up_is_never_one_deleted(admin_client) -> None:
     from pitchpass.web.services import entries
 
-    steward = do_add_user("st", "steward", None, "pw")
+    steward = do_add_user("st", "steward", None, "pw-for-tests-only-7")
     body = {"zone": "tunnel", "minute": 3}
     assert entries.do_log_incident(steward, MATCH, body) == "incident-1"
     gone = m.Incident.objects.get(key="incident-1")
@@ -420,7 +420,7 @@ def test_an_incident_id_made_up_is_never_one_deleted(admin_client) -> None:
 
 
 def test_renaming_or_adding_an_organisation_leaves_the_runs_current(admin_client) -> None:
-    officer = do_add_user("ed", "officer", "man-united", "pw")
+    officer = do_add_user("ed", "officer", "man-united", "pw-for-tests-only-7")
     decisions.do_decide(officer, MATCH)
     version = m.Match.objects.get(key=MATCH).version
     bbc = m.Organisation.objects.get(key="bbc-sport")

@@ -20,7 +20,7 @@ pytestmark = [
 
 def test_changes_at_once_each_see_the_one_before() -> None:
     setup_match()
-    do_add_user("docs", "media", "man-city-documentary", "pw")
+    do_add_user("docs", "media", "man-city-documentary", "pw-for-tests-only-7")
     user = User.objects.get(username="docs")
     version = m.Match.objects.get(key=MATCH).version
     errors = run_together(

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_revoked_token_is_refused_and_the_others_still_work() -> None:
-    do_add_user("ed", "steward", None, "pw")
+    do_add_user("ed", "steward", None, "pw-for-tests-only-7")
     kept, dropped = do_create_token("ed"), do_create_token("ed")
     assert len(tokens_of("ed")) == 2
     do_revoke_token(tokens_of("ed")[1].pk)
@@ -33,7 +33,7 @@ def test_a_revoked_token_is_refused_and_the_others_still_work() -> None:
 def test_a_session_post_without_the_csrf_token_is_still_refused() -> None:
     from django.contrib.auth.models import User
 
-    do_add_user("ed", "steward", None, "pw")
+    do_add_user("ed", "steward", None, "pw-for-tests-only-7")
     browser = Client(enforce_csrf_checks=True)
     browser.force_login(User.objects.get(username="ed"))
     assert browser.get("/api/matches").status_code == 200

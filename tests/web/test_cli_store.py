@@ -101,6 +101,14 @@ def test_user_add_and_tokens(tmp_path: Path) -> None:
     assert wrong.returncode == 2 and "an officer acts for a club" in wrong.stderr
     again = pitchpass(tmp_path, "user", "add", "ed", "--role", "admin")
     assert again.returncode == 2 and "exists already" in again.stderr
+    # Django's password validators: a short, common, numeric or empty password is refused
+    # (an empty one is not a wish for a random one), and nothing is added.
+    for weak, said in (("x", "too short"), ("password123", "too common"), ("", "too short")):
+        refused = pitchpass(tmp_path, "user", "add", "al", "--role", "admin", "--password", weak)
+        assert refused.returncode == 2 and said in refused.stderr, (weak, refused.stderr)
+        assert "Traceback" not in refused.stderr
+    strong = ("user", "add", "al", "--role", "admin", "--password", "a-long-pass-phrase")
+    assert pitchpass(tmp_path, *strong).returncode == 0
     token = pitchpass(tmp_path, "token", "create", "ed")
     assert token.returncode == 0 and len(token.stdout.strip()) >= 40
     nobody = pitchpass(tmp_path, "token", "create", "nobody")

@@ -61,7 +61,7 @@ def run_together(work, count: int) -> list[BaseException]:
 
 def test_a_burst_of_submissions_gets_distinct_ids_and_loses_none() -> None:
     setup_match()
-    do_add_user("bt", "media", "bt-sport", "pw")
+    do_add_user("bt", "media", "bt-sport", "pw-for-tests-only-7")
     user = User.objects.get(username="bt")
     before = m.Request.objects.filter(match__key=MATCH).count()
     body = {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1}
@@ -73,8 +73,8 @@ def test_a_burst_of_submissions_gets_distinct_ids_and_loses_none() -> None:
 
 def test_two_officers_deciding_at_once_make_two_runs_in_turn() -> None:
     setup_match()
-    do_add_user("ed", "officer", "man-united", "pw")
-    do_add_user("admin", "admin", None, "pw")
+    do_add_user("ed", "officer", "man-united", "pw-for-tests-only-7")
+    do_add_user("admin", "admin", None, "pw-for-tests-only-7")
     users = [User.objects.get(username="ed"), User.objects.get(username="admin")]
     errors = run_together(lambda n: decisions.do_decide(users[n], MATCH), 2)
     assert errors == []
@@ -94,8 +94,8 @@ def test_an_admin_lowering_a_capacity_while_an_officer_publishes_never_overbooks
     from test_admin import zone_form
 
     setup_match()
-    do_add_user("ed", "officer", "man-united", "pw")
-    do_add_user("boss", "admin", None, "pw")
+    do_add_user("ed", "officer", "man-united", "pw-for-tests-only-7")
+    do_add_user("boss", "admin", None, "pw-for-tests-only-7")
     officer = User.objects.get(username="ed")
     decisions.do_decide(officer, MATCH)
     tunnel = m.Zone.objects.get(key="tunnel")
@@ -134,7 +134,7 @@ def test_an_admin_edit_takes_the_match_lock_before_it_writes_a_row() -> None:
     from test_admin import zone_form
 
     setup_match()
-    do_add_user("boss", "admin", None, "pw")
+    do_add_user("boss", "admin", None, "pw-for-tests-only-7")
     tunnel = m.Zone.objects.get(key="tunnel")
     holding = threading.Event()
     free: list[bool] = []
@@ -170,8 +170,8 @@ def test_a_form_sent_twice_at_the_same_moment_makes_one() -> None:
     from django.test import Client
 
     setup_match()
-    do_add_user("st", "steward", None, "pw")
-    do_add_user("docs", "media", "man-city-documentary", "pw")
+    do_add_user("st", "steward", None, "pw-for-tests-only-7")
+    do_add_user("docs", "media", "man-city-documentary", "pw-for-tests-only-7")
     board = f"/matches/{MATCH}/"
     forms = {
         "st": (f"{board}incidents/", {"zone": "tunnel", "minute": "3", "once": "same-mark"}),

@@ -30,7 +30,7 @@ def two_skies() -> dict[str, Client]:
     store.load(document)
     clients = {}
     for name in ("sky", "sky.news"):
-        do_add_user(name.replace(".", "-"), "media", name, "pw")
+        do_add_user(name.replace(".", "-"), "media", name, "pw-for-tests-only-7")
         token = do_create_token(name.replace(".", "-"))
         clients[name] = Client(HTTP_AUTHORIZATION=f"Bearer {token}")
     return clients

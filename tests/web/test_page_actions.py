@@ -511,7 +511,7 @@ def test_override_before_any_decide_says_decide_first(site) -> None:
 
 
 def test_a_user_without_a_role_gets_a_page_that_says_so(site) -> None:
-    User.objects.create_user("nobody", password="pw")
+    User.objects.create_user("nobody", password="pw-for-tests-only-7")
     client = signed_in("nobody")
     for path in ("/", BOARD, f"{BOARD}requests/new/"):
         response = client.get(path)

@@ -29,9 +29,9 @@ def clients() -> dict[str, Client]:
         ("steward", "steward", None),
         ("other", "officer", "man-city"),
     ]:
-        do_add_user(name, role, org, "pw")
+        do_add_user(name, role, org, "pw-for-tests-only-7")
         client = Client()
-        assert client.login(username=name, password="pw")
+        assert client.login(username=name, password="pw-for-tests-only-7")
         made[name] = client
     return made
 

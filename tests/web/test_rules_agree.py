@@ -84,7 +84,7 @@ def test_a_dressing_room_behind_a_closed_tunnel_is_hinted_closed() -> None:
 def _admin():  # type: ignore[no-untyped-def]
     from pitchpass.web.services.accounts import do_add_user
 
-    do_add_user("root", "admin", None, "pw")
+    do_add_user("root", "admin", None, "pw-for-tests-only-7")
     from django.contrib.auth.models import User
 
     return User.objects.get(username="root")

@@ -41,7 +41,7 @@ def api() -> dict[str, Client]:
     }
     clients = {}
     for name, (role, org) in users.items():
-        do_add_user(name, role, org, "pw")
+        do_add_user(name, role, org, "pw-for-tests-only-7")
         clients[name] = Client(HTTP_AUTHORIZATION=f"Bearer {do_create_token(name)}")
     return clients
 

@@ -49,7 +49,7 @@ def prepare(path: Path, now: datetime) -> DemoSite:
         store.load(moved(document, _shift(document, now)))
     users = []
     for username, role, org, does in DEMO_USERS:
-        password = secrets.token_urlsafe(9)
+        password = secrets.token_urlsafe(12)
         user = User.objects.filter(username=username).first()
         if user is None:
             do_add_user(username, role, org, password)

@@ -80,6 +80,16 @@ MIDDLEWARE = [
 # No page may be framed by another (a framed board's Decide and Publish would work for
 # whoever frames it): X-Frame-Options and CSP frame-ancestors both say so.
 X_FRAME_OPTIONS = "DENY"
+# Passwords (`pitchpass user add --password`, the admin): Django's validators.
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": 10},
+    },
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 ROOT_URLCONF = "pitchpass.web.http.urls"

@@ -6,6 +6,8 @@ import hashlib
 import secrets
 
 from django.contrib.auth.models import User
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from pitchpass.web.errors import ErrorCode, ServiceError
@@ -39,6 +41,10 @@ def do_add_user(username: str, role: str, org_key: str | None, password: str) ->
             )
     if User.objects.filter(username=username).exists():
         raise ServiceError(ErrorCode.DUPLICATE, f'user "{username}" exists already', "username")
+    try:
+        validate_password(password, User(username=username))
+    except ValidationError as weak:
+        raise ServiceError(ErrorCode.INVALID, " ".join(weak.messages), "password") from None
     with transaction.atomic():
         user = User.objects.create_user(username=username, password=password)
         user.is_staff = user.is_superuser = role == "admin"  # league admins use Django admin
