@@ -10,6 +10,7 @@ from django.db import connection
 from test_concurrency import MATCH, NOW, run_together, setup_match
 
 from pitchpass.web.persistence import models as m
+from pitchpass.web.services import entries
 from pitchpass.web.services.accounts import do_add_user
 
 pytestmark = [
@@ -30,9 +31,9 @@ def test_changes_at_once_each_see_the_one_before() -> None:
         6,
     )
     assert errors == []
-    entries = list(m.AuditEntry.objects.filter(action="change", target="r25").order_by("pk"))
-    assert len(entries) == 6
-    for earlier, later in pairwise(entries):
+    logged = list(m.AuditEntry.objects.filter(action="change", target="r25").order_by("pk"))
+    assert len(logged) == 6
+    for earlier, later in pairwise(logged):
         assert later.before == earlier.after  # none changed a state another had replaced
-    assert m.Request.objects.get(match__key=MATCH, key="r25").crew == entries[-1].after["crew"]
+    assert m.Request.objects.get(match__key=MATCH, key="r25").crew == logged[-1].after["crew"]
     assert m.Match.objects.get(key=MATCH).version == version + 6

@@ -141,11 +141,22 @@ def test_the_request_form_hints_room_left_and_keeps_what_was_typed(site) -> None
     form = docs.get(f"{BOARD}requests/new/").content.decode()
     assert "Choose a zone and phases" in form
     hint = docs.get(f"{BOARD}room/", {"zone": "away-dressing-room", "phases": ["post-match"]})
-    assert "away-dressing-room, post-match: 4 of 4 places left" in hint.content.decode()
+    # Nothing published yet: the producer's hint counts its own requests only (r24 takes 2
+    # places in the room and the tunnel), and says so; the officer's counts every request.
+    assert "away-dressing-room, post-match: 2 of 4 places left" in hint.content.decode()
     assert (
-        "tunnel (on the way to away-dressing-room), post-match: 0 of 46 places left"
+        "tunnel (on the way to away-dressing-room), post-match: 44 of 46 places left"
         in hint.content.decode()
     )
+    assert "counting the published grants and your own requests" in hint.content.decode()
+    everyone = signed_in("officer").get(
+        f"{BOARD}room/", {"zone": "away-dressing-room", "phases": ["post-match"]}
+    )
+    assert (
+        "tunnel (on the way to away-dressing-room), post-match: 0 of 46"
+        in everyone.content.decode()
+    )
+    assert "if every request were decided now" in everyone.content.decode()
     # The core's no-consent reason, as the request would be refused without it.
     assert (
         "Away dressing room (away-dressing-room) belongs to Manchester City, the away club,"
@@ -325,14 +336,10 @@ def test_the_board_tells_more_of_each_incident_and_the_list_counts_only_ones_own
     listing = docs.get("/").content.decode()
     assert re.search(r"<td>2</td>\s*</tr>", listing)  # r24 and r25 wait, not all 37
     hint = docs.get(
-        f"{BOARD}room/", {"zone": "pitch-side", "phases": ["pre-match"], "crew": "25"}
+        f"{BOARD}room/", {"zone": "pitch-side", "phases": ["pre-match"], "crew": "29"}
     ).content.decode()
-    assert "pitch-side, pre-match: 20 of 30 places left, too few for a crew of 25" in hint
-    tight = docs.get(
-        f"{BOARD}room/", {"zone": "away-dressing-room", "phases": ["post-match"], "crew": "2"}
-    ).content.decode()
-    way = "tunnel (on the way to away-dressing-room), post-match"
-    assert f"{way}: 0 of 46 places left, too few for a crew of 2" in tight
+    # Its own r25 (2) only: the others' unpublished requests are not the producer's to see.
+    assert "pitch-side, pre-match: 28 of 30 places left, too few for a crew of 29" in hint
     officer = signed_in("officer")
     officer.post(f"{BOARD}decide/")
     officer.post(f"{BOARD}publish/")
@@ -617,15 +624,15 @@ def test_the_change_form_hint_leaves_out_the_request_being_changed(site) -> None
     docs = signed_in("documentary")
     asked = {"zone": "pitch-side", "phases": ["pre-match"], "crew": "2"}
     new = docs.get(f"{BOARD}room/", asked).content.decode()
-    assert "pitch-side, pre-match: 20 of 30 places left" in new  # r25's 2 places counted
+    assert "pitch-side, pre-match: 28 of 30 places left" in new  # its r25's 2 places counted
     form = docs.get(f"{BOARD}requests/r25/change/").content.decode()
-    assert "pitch-side, pre-match: 22 of 30 places left" in form
+    assert "pitch-side, pre-match: 30 of 30 places left" in form
     assert "without r25, the request being changed" in form
     assert 'hx-params="not csrfmiddlewaretoken"' in form
     live = docs.get(f"{BOARD}room/", asked | {"changing": "r25"}).content.decode()
-    assert "22 of 30 places left" in live
+    assert "30 of 30 places left" in live
     # Another organisation's request cannot be left out by naming it.
-    assert "20 of 30" in docs.get(f"{BOARD}room/", asked | {"changing": "r27"}).content.decode()
+    assert "28 of 30" in docs.get(f"{BOARD}room/", asked | {"changing": "r27"}).content.decode()
     officer_view = signed_in("officer").get(f"{BOARD}room/", asked | {"changing": "r27"})
     assert "28 of 30" in officer_view.content.decode()  # Sky's 8 places, left out
     signed_in("officer").post(f"{BOARD}decide/")
@@ -1257,3 +1264,34 @@ def test_a_what_if_error_is_said_once_on_the_page(site) -> None:
     officer.post(f"{BOARD}publish/")
     page = officer.post(f"{BOARD}what-if/", {"grant": ["r24"]}).content.decode()
     assert page.count("a grant by hand must fit beside the published grants") == 1
+
+
+def test_a_rivals_unpublished_requests_never_move_a_producers_hint(site) -> None:
+    """Issue 10's probe: places left moved, live, as rivals submitted and withdrew. Now
+    those who do not manage the match count published grants and their own requests."""
+    docs, officer, admin = signed_in("documentary"), signed_in("officer"), signed_in("admin")
+    asked = {"zone": "mixed-zone", "phases": ["post-match"], "crew": "1"}
+
+    def left(client: Client) -> str:
+        hint = client.get(f"{BOARD}room/", asked).content.decode()
+        found = re.search(r"mixed-zone, post-match: (\d+) of 40 places left", hint)
+        assert found is not None, hint
+        return found[1]
+
+    before, officer_before = left(docs), left(officer)
+    sent = admin.post(
+        f"/api/matches/{MATCH}/requests",
+        {
+            "by": "bt-sport",
+            "id": "rival",
+            "zone": "mixed-zone",
+            "phases": ["post-match"],
+            "crew": 9,
+        },
+        content_type="application/json",
+    )
+    assert sent.status_code == 201, sent.json()
+    assert left(docs) == before  # not the producer's to learn
+    assert int(left(officer)) == int(officer_before) - 9  # the officer counts every request
+    assert admin.delete(f"/api/matches/{MATCH}/requests/rival").status_code == 204
+    assert left(docs) == before

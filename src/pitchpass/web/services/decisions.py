@@ -349,13 +349,46 @@ def room(
 ) -> list[Room]:
     """The room a request for `zone` in `phases` would find as the match stands (every
     request decided now, the overrides in effect, but `leaving_out`): the core's
-    footprint and closed zones, cell by cell. Nothing for a zone the venue lacks."""
+    footprint and closed zones, cell by cell. Nothing for a zone the venue lacks. For
+    those who manage the match (room_seen)."""
     scenario, overridden = _as_it_stands(match, leaving_out)
-    venue = scenario.venue(scenario.match(match.key).venue)
+    return _room_in(scenario, overridden.result, match.key, zone, phases, crew)
+
+
+def room_seen(
+    user: User,
+    match: m.Match,
+    zone: str,
+    phases: list[str],
+    crew: int,
+    leaving_out: str | None = None,
+) -> tuple[list[Room], bool]:
+    """`room` as this user may know it, and whether it counts every request (True: those
+    who manage the match). Anyone else counts the published grants and the requests they
+    see (their own) only, decided now: others' unpublished requests, sent or withdrawn,
+    never move the places they are shown."""
+    if access.manages(user, match):
+        return room(match, zone, phases, crew, leaving_out), True
+    seen = {r.key for r in access.seen_list(user, match)} - {leaving_out or ""}
+
+    def decide_theirs() -> tuple[Scenario, Any]:
+        scenario = scenario_of(match)
+        kept = tuple(r for r in scenario.requests if r.locked or r.id in seen)
+        only = dataclasses.replace(scenario, requests=kept)
+        return only, decide_match(only, match.key)
+
+    scenario, result = once(f"room-seen:{user.pk}:{leaving_out}", match, decide_theirs)
+    return _room_in(scenario, result, match.key, zone, phases, crew), False
+
+
+def _room_in(
+    scenario: Scenario, result: Any, match_key: str, zone: str, phases: list[str], crew: int
+) -> list[Room]:
+    venue = scenario.venue(scenario.match(match_key).venue)
     if zone not in {z.id for z in venue.zones}:
         return []
-    used = {(u.zone, u.phase): u.used for u in overridden.result.usage}
-    capacity = {(u.zone, u.phase): u.capacity for u in overridden.result.usage}
+    used = {(u.zone, u.phase): u.used for u in result.usage}
+    capacity = {(u.zone, u.phase): u.capacity for u in result.usage}
     return room_for(venue, zone, phases, crew, used, capacity)
 
 

@@ -485,6 +485,7 @@ class RoomHint:
     asked: bool  # phases were ticked
     left_out: str | None  # the request being changed, left out of the count
     stale: bool  # the board's grid is older than the requests
+    every: bool = True  # every request counted (else published grants and one's own)
 
 
 def room_hint(
@@ -496,7 +497,11 @@ def room_hint(
     if changing and changing not in {r.key for r in access.seen_list(user, match)}:
         changing = None
     size = board.crew_size(crew)
-    cells = decisions.room(match, zone, phases, size, changing) if zone and phases else []
+    cells, every = (
+        decisions.room_seen(user, match, zone, phases, size, changing)
+        if zone and phases
+        else ([], True)
+    )
     lines = board.room_lines(cells, size, zone)
     mine = access.profile(user).organisation
     consent = decisions.consent_needed(match, zone, mine.key if mine else None) if lines else None
@@ -507,12 +512,8 @@ def room_hint(
             " is refused",
         )
     run = decisions.latest_run(match)
-    return RoomHint(
-        lines,
-        bool(phases),
-        changing,
-        run is not None and decisions.changed_since_run(user, match, run),
-    )
+    stale = run is not None and decisions.changed_since_run(user, match, run)
+    return RoomHint(lines, bool(phases), changing, stale, every)
 
 
 @dataclass(frozen=True)
