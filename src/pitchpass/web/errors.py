@@ -15,6 +15,8 @@ class ErrorCode(StrEnum):
     FORBIDDEN = "forbidden"  # 403: signed in, but not allowed
     NOT_FOUND = "not-found"  # 404: absent, or not visible to this user
     METHOD_NOT_ALLOWED = "method-not-allowed"  # 405: the path takes other methods (Allow)
+    TOO_LARGE = "too-large"  # 413: the body is larger than the API takes
+    UNSUPPORTED = "unsupported-media-type"  # 415: a body that is not JSON
     CONFLICT = "conflict"  # 409: the state does not allow it (and none of the below says why)
     DEADLINE_PASSED = "deadline-passed"  # 409: requests closed at kick-off minus the deadline
     DUPLICATE = "duplicate"  # 409: the id (or username) is taken already
@@ -35,6 +37,8 @@ STATUS = {
     ErrorCode.FORBIDDEN: 403,
     ErrorCode.NOT_FOUND: 404,
     ErrorCode.METHOD_NOT_ALLOWED: 405,
+    ErrorCode.TOO_LARGE: 413,
+    ErrorCode.UNSUPPORTED: 415,
     ErrorCode.CONFLICT: 409,
     ErrorCode.DEADLINE_PASSED: 409,
     ErrorCode.DUPLICATE: 409,

@@ -80,6 +80,8 @@ MIDDLEWARE = [
 # No page may be framed by another (a framed board's Decide and Publish would work for
 # whoever frames it): X-Frame-Options and CSP frame-ancestors both say so.
 X_FRAME_OPTIONS = "DENY"
+# A request body the app takes: 1 MB (a request or an incident is a few hundred bytes).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 1_000_000
 # Passwords (`pitchpass user add --password`, the admin): Django's validators.
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

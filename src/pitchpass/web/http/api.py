@@ -7,14 +7,18 @@ OpenAPI at /api/openapi.json, docs at /api/docs. Auth: `Authorization: Bearer <t
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from typing import Annotated, Any
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
 from ninja import Field, NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.parser import Parser
 from ninja.responses import Status
 from ninja.security import HttpBearer
 from ninja.security import SessionAuth as NinjaSessionAuth
@@ -45,6 +49,48 @@ class SessionAuth(NinjaSessionAuth):
 log = logging.getLogger(__name__)
 
 
+class StrictJson(Parser):
+    """A body is JSON, said so (`Content-Type: application/json`), of a size the API takes
+    (DATA_UPLOAD_MAX_MEMORY_SIZE), with each key once: a text/plain body, a key given
+    twice (which would take the last value unseen) or a body too large is an error in the
+    error shape, never a guess or a 500."""
+
+    def parse_body(self, request: HttpRequest) -> dict[str, Any]:
+        try:
+            body = request.body
+        except RequestDataTooBig:
+            raise _too_large() from None
+        if body and request.content_type != "application/json":
+            raise ServiceError(
+                ErrorCode.UNSUPPORTED,
+                f"send the body as JSON (Content-Type: application/json), not"
+                f" {request.content_type or 'untyped'}",
+            )
+        try:
+            parsed = json.loads(body or b"{}", object_pairs_hook=_once_each)
+        except (ValueError, RecursionError) as error:
+            raise ServiceError(ErrorCode.INVALID, f"the body is not JSON: {error}") from None
+        if not isinstance(parsed, dict):
+            raise ServiceError(ErrorCode.INVALID, "the body is a JSON object")
+        return parsed
+
+
+def _too_large() -> ServiceError:
+    most = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return ServiceError(
+        ErrorCode.TOO_LARGE, f"the body is larger than the API takes ({most} bytes)"
+    )
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f'the key "{key}" is given twice')
+        out[key] = value
+    return out
+
+
 class PitchpassAPI(NinjaAPI):
     def get_openapi_operation_id(self, operation: Any) -> str:
         """The ids clients were generated with, whatever module the views move to."""
@@ -57,6 +103,7 @@ api = PitchpassAPI(
     description="Match-day media access: requests, decisions, coverage and what-if.",
     auth=[BearerToken(), SessionAuth()],
     urls_namespace="api",
+    parser=StrictJson(),
 )
 
 
@@ -82,6 +129,11 @@ def internal(request: HttpRequest, exc: Exception) -> HttpResponse:
     return _error(request, ServiceError(ErrorCode.INTERNAL, message))
 
 
+@api.exception_handler(RequestDataTooBig)
+def too_large(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+    return _error(request, _too_large())
+
+
 @api.exception_handler(AuthenticationError)
 def unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
     message = "sign in, or send Authorization: Bearer <token>"
@@ -105,6 +157,8 @@ def not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
 
 @api.exception_handler(HttpError)
 def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    if isinstance(exc.__cause__, ServiceError):  # the body's parser (StrictJson) said why
+        return _error(request, exc.__cause__)
     code = {401: ErrorCode.UNAUTHENTICATED, 403: ErrorCode.FORBIDDEN, 404: ErrorCode.NOT_FOUND}
     return _error(request, ServiceError(code.get(exc.status_code, ErrorCode.INVALID), str(exc)))
 

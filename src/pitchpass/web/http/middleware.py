@@ -19,6 +19,11 @@ class PageErrors:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        if "\x00" in request.path:  # no id holds one; PostgreSQL could not even look it up
+            error = ServiceError(ErrorCode.NOT_FOUND, "no such path (it holds a NUL character)")
+            if request.path.startswith("/api/"):
+                return JsonResponse(error.as_json(), status=error.status)
+            return render(request, "pitchpass/error.html", {"error": error}, status=404)
         response = self.get_response(request)
         api = request.path.startswith("/api/") and response.status_code in (404, 405)
         if api and not response.get("Content-Type", "").startswith("application/json"):

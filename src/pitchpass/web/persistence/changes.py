@@ -60,6 +60,8 @@ def check_text(value: Any, path: str = "") -> None:
     no text longer than TEXT_LENGTH."""
     if isinstance(value, str) and "\x00" in value:
         raise ServiceError(ErrorCode.INVALID, "text cannot hold a NUL character", path)
+    if isinstance(value, str) and not _encodable(value):  # a lone surrogate ("\ud800")
+        raise ServiceError(ErrorCode.INVALID, "text must be valid Unicode (UTF-8)", path)
     if isinstance(value, str) and len(value) > TEXT_LENGTH:
         raise ServiceError(
             ErrorCode.INVALID, f"text has at most {TEXT_LENGTH} characters, not {len(value)}", path
@@ -70,3 +72,11 @@ def check_text(value: Any, path: str = "") -> None:
     if isinstance(value, list):
         for n, item in enumerate(value):
             check_text(item, f"{path}[{n}]")
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

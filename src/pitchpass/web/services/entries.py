@@ -387,6 +387,7 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
             raise ServiceError(ErrorCode.FORBIDDEN, "stewards, officers and admins log incidents")
         if isinstance(body.get("minute"), str):
             body = {**body, "minute": typed_minute(match, body["minute"])}
+        _check_minute(body.get("minute"))
         taken = set(match.incidents.values_list("key", flat=True))
         # A made-up id is never one logged before, deleted since: the log keeps both apart.
         logged = m.AuditEntry.objects.filter(match=match, action="incident")
@@ -412,19 +413,23 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
 DAY = 1440  # minutes: an incident typed on the desk is logged within a day of kick-off
 
 
+def _check_minute(minute: Any) -> None:
+    """A match's minute is within a day of kick-off (1e308 is a slip, not a minute)."""
+    if isinstance(minute, int | float) and not -DAY <= minute <= DAY:
+        raise ServiceError(
+            ErrorCode.INVALID,
+            f"the minute must be within a day of kick-off, {-DAY} to {DAY}",
+            "minute",
+        )
+
+
 def do_log_typed_incident(
     user: User, match_key: str, zone: str, minute: str, what: str = ""
 ) -> str:
     """An incident as the board's form has it: the minute as a steward types it (the
     clock, or stoppage time "45+2"). Locks the match (do_log_incident)."""
     clock = typed_minute(access.check_match(user, match_key), minute)
-    if not -DAY <= clock <= DAY:  # a slip of the keyboard (1e9), not a match's minute
-        raise ServiceError(
-            ErrorCode.INVALID,
-            f"the minute must be within a day of kick-off, {-DAY} to {DAY}",
-            "minute",
-        )
-    body: dict[str, Any] = {"zone": zone, "minute": clock}
+    body: dict[str, Any] = {"zone": zone, "minute": clock}  # bounded by do_log_incident
     if what.strip():  # optional, as in a scenario and the API
         body["what"] = what
     return do_log_incident(user, match_key, body)
