@@ -168,6 +168,15 @@ BAD_FILES = {
     "a string": (b"hello\n", "must be a mapping of fields, not a string"),
     "empty": (b"", "the document is empty"),
     "a list as a field name": (b"? [a, b]\n: 1\n", "field names must be text"),
+    # Past Python's limit for turning digits into an int (4,300): it was a traceback.
+    "yaml huge number": (
+        b"pitchpass: 1\ncrew: 1" + b"0" * 5000 + b"\n",
+        "a number of 5001 digits is too long to be a count or a minute",
+    ),
+    "json huge number": (
+        b'{"pitchpass": 1' + b"0" * 5000 + b"}",
+        "a number of 5001 digits is too long to be a count or a minute",
+    ),
 }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import yaml
@@ -88,6 +89,12 @@ def parse_text(text: str, name: str = "scenario") -> dict[str, Any]:
         raise _invalid(f"{name}: nested too deeply to be a scenario") from None
     except DuplicateField as error:
         raise _invalid(f"{name}: {error}") from None
+    except ValueError as error:  # an integer of thousands of digits (Python's int limit)
+        if "integer string conversion" not in str(error):
+            raise
+        digits = re.search(r"value has (\d+) digits", str(error))
+        many = f"of {digits[1]} digits " if digits else ""
+        raise _invalid(f"{name}: a number {many}is too long to be a count or a minute") from None
     if document is None:
         raise _invalid(f"{name}: the document is empty")
     if not isinstance(document, dict):

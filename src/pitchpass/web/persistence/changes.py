@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence.store import UNSAFE
 
 
 def lock_match(match: m.Match) -> m.Match:
@@ -48,6 +49,10 @@ def check_id(value: str) -> str:
     if "/" in value:
         raise ServiceError(
             ErrorCode.INVALID, 'an id cannot hold "/" (URLs could not name it)', "id"
+        )
+    if UNSAFE.search(value):  # a control or bidirectional character: spoofable, unprintable
+        raise ServiceError(
+            ErrorCode.INVALID, "an id cannot hold a control or a bidirectional character", "id"
         )
     return value
 

@@ -8,6 +8,7 @@ exported file and what the web shows are the same by construction.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
@@ -52,7 +53,7 @@ def load(document: dict[str, Any], replace: bool = False) -> Loaded:
     scenario, problems, warnings = check_document(document)
     if scenario is None:
         raise ScenarioInvalid(problems)
-    outside = _outside_the_calendar(document)
+    outside = _outside_the_calendar(document) + _not_storable(document)
     if outside:
         raise ScenarioInvalid(outside)
     try:
@@ -124,6 +125,47 @@ def _outside_the_calendar(document: dict[str, Any]) -> list[Problem]:
         for n, raw in enumerate(document.get(section) or [])
         if not storable(raw.get(field))
     ]
+
+
+# What the database keeps (the models' max_length) and what a URL can name: an id is at
+# most 100 characters, with no "/" (a path could not name it), no control character and
+# no bidirectional control (U+202E would show "txt.exe" as "exe.txt": spoofable ids).
+ID_LENGTH, NAME_LENGTH, TIER_LENGTH, RULE_LENGTH = 100, 200, 100, 120
+UNSAFE = re.compile("[/\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _not_storable(document: dict[str, Any]) -> list[Problem]:
+    """Ids and names the database cannot keep or a URL cannot name (see UNSAFE)."""
+    found: list[tuple[str, Any, str]] = []  # (path, value, what it is)
+    competition = document.get("competition") or {}
+    found += [("competition.id", competition.get("id"), "id")]
+    found += [("competition.name", competition.get("name"), "name")]
+    for n, tier in enumerate((document.get("policy") or {}).get("tiers") or []):
+        found += [(f"policy.tiers[{n}].name", tier.get("name"), "tier")]
+        found += [(f"policy.tiers[{n}].rule", tier.get("rule"), "rule")]
+    for section in ("organisations", "matches", "requests", "incidents", "phases"):
+        for n, entry in enumerate(document.get(section) or []):
+            found += [(f"{section}[{n}].id", entry.get("id"), "id")]
+            found += [(f"{section}[{n}].name", entry.get("name"), "name")]
+    for n, venue in enumerate(document.get("venues") or []):
+        found += [(f"venues[{n}].id", venue.get("id"), "id")]
+        found += [(f"venues[{n}].name", venue.get("name"), "name")]
+        for part in ("zones", "cameras"):
+            for k, entry in enumerate(venue.get(part) or []):
+                found += [(f"venues[{n}].{part}[{k}].id", entry.get("id"), "id")]
+                found += [(f"venues[{n}].{part}[{k}].name", entry.get("name"), "name")]
+    most = {"id": ID_LENGTH, "name": NAME_LENGTH, "tier": TIER_LENGTH, "rule": RULE_LENGTH}
+    problems = []
+    for path, value, what in found:
+        if not isinstance(value, str):
+            continue  # absent, or the core has said what is wrong with it
+        if len(value) > most[what]:
+            problems.append(Problem(path, f"at most {most[what]} characters, not {len(value)}"))
+        elif what == "id" and UNSAFE.search(value):
+            problems.append(
+                Problem(path, 'an id cannot hold "/", a control or a bidirectional character')
+            )
+    return problems
 
 
 def storable(value: str | datetime | None) -> bool:
