@@ -261,6 +261,9 @@ def _check_port(port: int) -> None:
     import socket
 
     with socket.socket() as probe:
+        # As the server binds (waitress reuses the address): a port left in TIME_WAIT by a
+        # crash is free to serve on; one another process listens on is still refused.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(("127.0.0.1", port))
         except OSError as error:

@@ -128,6 +128,7 @@ def test_user_add_and_tokens(tmp_path: Path) -> None:
 def test_serve_answers_on_localhost(tmp_path: Path) -> None:
     import socket
     import time
+    import urllib.error
     import urllib.request
 
     with socket.socket() as probe:
@@ -149,7 +150,72 @@ def test_serve_answers_on_localhost(tmp_path: Path) -> None:
             except OSError:
                 assert time.monotonic() < deadline, "the server did not answer in 30 s"
                 time.sleep(0.3)
+        # A path that would forge a line of the log ("%0A"): logged on one line, escaped.
+        forged = f"http://127.0.0.1:{port}/api/x%0AERROR%20forged%20line"
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(forged)
     finally:
         server.terminate()
         output = server.communicate(timeout=10)[0]
     assert f"http://127.0.0.1:{port}/" in output
+    lines = output.splitlines()
+    assert any("/api/x" in line and "ERROR forged line" in line for line in lines), output
+    assert not any(line.startswith("ERROR forged") for line in lines), output
+
+
+def test_serve_starts_again_on_its_port_at_once_after_a_crash(tmp_path: Path) -> None:
+    """Killed (SIGKILL) with a connection open, the server leaves its port in TIME_WAIT;
+    started again at once on that port it serves (its port check allows address reuse, as
+    the server itself does), instead of refusing the port for about a minute."""
+    import http.client
+    import socket
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = dict(os.environ, PITCHPASS_HOME=str(tmp_path))
+    env.pop("DATABASE_URL", None)
+    command = [sys.executable, "-m", "pitchpass", "serve", "--port", str(port)]
+
+    def start() -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+        )
+
+    def answered() -> http.client.HTTPConnection:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                connection.request("GET", "/api/openapi.json")
+                assert connection.getresponse().read()
+                return connection  # kept open (keep-alive)
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not answer in 30 s"
+                time.sleep(0.3)
+
+    first = start()
+    open_connection = answered()
+    first.kill()
+    first.communicate(timeout=10)
+    open_connection.close()
+    second = start()
+    try:
+        answered().close()
+    finally:
+        second.terminate()
+        output = second.communicate(timeout=10)[0]
+    assert "cannot be used" not in output, output
+
+
+def test_serve_refuses_a_port_another_process_listens_on(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        out = pitchpass(tmp_path, "serve", "--port", str(port))
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert f"error port {port} cannot be used" in out.stderr and "try --port" in out.stderr

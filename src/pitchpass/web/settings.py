@@ -119,3 +119,20 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Every record to stderr, one line each (pitchpass.web.logs.OneLine escapes what a request
+# brings into a message: a path with "%0A" cannot forge a line).
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"one_line": {"()": "pitchpass.web.logs.OneLine"}},
+    "handlers": {
+        "stderr": {
+            "class": "logging.StreamHandler",
+            "filters": ["one_line"],
+            "formatter": "plain",
+        }
+    },
+    "formatters": {"plain": {"format": "%(levelname)s %(name)s %(message)s"}},
+    "root": {"handlers": ["stderr"], "level": "WARNING"},
+}
