@@ -173,6 +173,14 @@ BAD_FILES = {
         b"pitchpass: 1\ncrew: 1" + b"0" * 5000 + b"\n",
         "a number of 5001 digits is too long to be a count or a minute",
     ),
+    # Nine levels of ten aliases: a billion nodes in a few hundred bytes.
+    "yaml alias bomb": (
+        b"pitchpass: 1\nl0: &l0 [x, x, x, x, x, x, x, x, x, x]\n"
+        + b"".join(
+            f"l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 10)}]\n".encode() for n in range(1, 10)
+        ),
+        "(an alias bomb?): write the values out",
+    ),
     "json huge number": (
         b'{"pitchpass": 1' + b"0" * 5000 + b"}",
         "a number of 5001 digits is too long to be a count or a minute",
@@ -232,3 +240,28 @@ def test_unknown_fields_are_warned_about_and_the_file_still_decided(tmp_path: Pa
     assert result.exit_code == 0
     assert "unknown field, ignored" in result.stderr and 'did you mean "consent"' in result.stderr
     assert json.loads(result.stdout) == json.loads(SNAPSHOT.read_text())
+
+
+def test_a_scenario_file_over_the_size_limit_is_refused_before_it_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """20 MB by default (a season of 16,294 requests is 3.3 MB); PITCHPASS_MAX_FILE_MB
+    sets another (here 0.01 MB, less than the seed's 14 kB)."""
+    monkeypatch.setenv("PITCHPASS_MAX_FILE_MB", "0.01")
+    result = run("validate", SEED)
+    assert result.exit_code == 2
+    assert "MB, more than the 0.01 MB a scenario file may be" in result.stderr
+    monkeypatch.setenv("PITCHPASS_MAX_FILE_MB", "lots")
+    wrong = run("validate", SEED)
+    assert wrong.exit_code == 2 and "PITCHPASS_MAX_FILE_MB must be a number" in wrong.stderr
+    monkeypatch.delenv("PITCHPASS_MAX_FILE_MB")
+    assert run("validate", SEED).exit_code == 0
+
+
+def test_aliases_that_repeat_what_is_written_are_fine(tmp_path: Path) -> None:
+    """Defaults shared with a merge key: the document grows a little, and is read."""
+    text = SEED.read_text() + "\ndefaults: &d {crew: 2}\nothers: [*d, *d, *d]\n"
+    path = tmp_path / "aliases.yaml"
+    path.write_text(text)
+    result = run("validate", path)
+    assert result.exit_code == 0 and "valid" in result.stdout

@@ -12,12 +12,60 @@ from pitchpass.core.problems import Problem, ScenarioInvalid
 
 
 class _Loader(yaml.SafeLoader):
-    """Safe YAML that keeps timestamps as text.
+    """Safe YAML that keeps timestamps as text, and refuses alias bombs.
 
     PyYAML turns `2017-12-10T16:30:00` into a naive datetime and `2017-12-10` into a
     date; keeping the text lets JSON and YAML files be read by the same code and lets
-    a missing timezone be reported instead of silently assumed.
+    a missing timezone be reported instead of silently assumed. Aliases may repeat what
+    is written (merge keys for defaults, say), but not make the document more than
+    ALIAS_GROWTH times its written size: ten lists of ten aliases, nested nine deep,
+    are a billion nodes written in a few hundred bytes.
     """
+
+    def construct_document(self, node: yaml.Node) -> Any:
+        written, expanded = _expanded_size(node)
+        if expanded > ALIAS_GROWTH * written + ALIAS_ALLOWANCE:
+            raise TooManyAliases(
+                f"its aliases make {expanded:,} nodes of the {written:,} written (an alias"
+                " bomb?): write the values out"
+            )
+        return super().construct_document(node)
+
+
+ALIAS_GROWTH, ALIAS_ALLOWANCE = 10, 10_000
+
+
+class TooManyAliases(ValueError):
+    """YAML whose aliases would make it far larger than it is written (an alias bomb)."""
+
+
+def _expanded_size(root: yaml.Node) -> tuple[int, int]:
+    """(nodes as written, nodes once every alias is followed), counted without
+    following any alias twice (each node's expanded size is worked out once)."""
+    sizes: dict[int, int] = {}
+    order: list[yaml.Node] = []
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if id(node) in sizes and not done:
+            continue
+        children = _children(node)
+        if done:
+            sizes[id(node)] = 1 + sum(sizes[id(c)] for c in children)
+            continue
+        sizes.setdefault(id(node), 0)  # being visited (a cycle counts as one)
+        order.append(node)
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if id(c) not in sizes)
+    return len(order), sizes[id(root)]
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
 
 
 class DuplicateField(ValueError):
@@ -87,7 +135,7 @@ def parse_text(text: str, name: str = "scenario") -> dict[str, Any]:
         raise _invalid(f"{name}: not valid YAML: {error}") from None
     except RecursionError:
         raise _invalid(f"{name}: nested too deeply to be a scenario") from None
-    except DuplicateField as error:
+    except (DuplicateField, TooManyAliases) as error:
         raise _invalid(f"{name}: {error}") from None
     except ValueError as error:  # an integer of thousands of digits (Python's int limit)
         if "integer string conversion" not in str(error):
