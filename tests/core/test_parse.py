@@ -52,3 +52,45 @@ def test_bytes_must_be_utf8() -> None:
 
 def test_a_yaml_flow_document_is_yaml_whatever_its_first_character() -> None:
     assert parse_text("{a: [1, 2], b: c}\n", "s.yaml") == {"a": [1, 2], "b": "c"}
+
+
+@pytest.fixture(params=["python", "libyaml"])
+def loader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test using it runs with PyYAML's own parser and with libyaml's (the default
+    where PyYAML has it): the same documents and the same messages."""
+    from pitchpass.core import parse
+
+    monkeypatch.setattr(
+        parse, "LOADER", parse._Loader if request.param == "python" else parse._CLoader
+    )
+    return str(request.param)
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        (
+            "a: 1\nb:\n  c: 1\n  c: 2\n",
+            'field "c" is written twice in one mapping (line 4, column 3)',
+        ),
+        ("[" * 5000, "nested too deeply"),
+        ("a: [1\n", "not valid YAML at line 2, column 1"),
+        ("a: b: c\n", "not valid YAML at line 1, column 5"),
+        ("kickoff: 2017-12-10T16:30:00\n? [a]\n: 1\n", "field names must be text"),
+    ],
+)
+def test_both_parsers_say_the_same(loader: str, text: str, fragment: str) -> None:
+    assert fragment in message(text), loader
+
+
+def test_both_parsers_read_the_examples_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathlib import Path
+
+    from pitchpass.core import parse
+
+    for path in sorted((Path(__file__).parents[2] / "scenarios").glob("*.yaml")):
+        read = []
+        for kind in (parse._Loader, parse._CLoader):
+            monkeypatch.setattr(parse, "LOADER", kind)
+            read.append(parse_text(path.read_text(), path.name))
+        assert read[0] == read[1], path.name

@@ -11,7 +11,7 @@ import yaml
 from pitchpass.core.problems import Problem, ScenarioInvalid
 
 
-class _Loader(yaml.SafeLoader):
+class _Safe:
     """Safe YAML that keeps timestamps as text, and refuses alias bombs.
 
     PyYAML turns `2017-12-10T16:30:00` into a naive datetime and `2017-12-10` into a
@@ -29,7 +29,16 @@ class _Loader(yaml.SafeLoader):
                 f"its aliases make {expanded:,} nodes of the {written:,} written (an alias"
                 " bomb?): write the values out"
             )
-        return super().construct_document(node)
+        return super().construct_document(node)  # type: ignore[misc]  # a mixin
+
+
+class _Loader(_Safe, yaml.SafeLoader):
+    """In Python (PyYAML's own parser)."""
+
+
+class _CLoader(_Safe, yaml.CSafeLoader):
+    """With libyaml's parser in C where PyYAML has it: the same documents, errors and
+    places, several times faster (a season of 16,294 requests)."""
 
 
 ALIAS_GROWTH, ALIAS_ALLOWANCE = 10, 10_000
@@ -72,7 +81,7 @@ class DuplicateField(ValueError):
     """A mapping that names a field twice: which value was meant cannot be known."""
 
 
-def _mapping_without_duplicates(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any]:
+def _mapping_without_duplicates(loader: Any, node: yaml.MappingNode) -> dict[Any, Any]:
     seen: dict[Any, Any] = {}
     for key_node, _ in node.value:
         if key_node.tag == "tag:yaml.org,2002:merge":
@@ -90,7 +99,8 @@ def _mapping_without_duplicates(loader: _Loader, node: yaml.MappingNode) -> dict
                 f"(line {mark.line + 1}, column {mark.column + 1})"
             )
         seen[key] = None
-    return loader.construct_mapping(node)
+    mapping: dict[Any, Any] = loader.construct_mapping(node)
+    return mapping
 
 
 def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -102,11 +112,15 @@ def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
-_Loader.yaml_implicit_resolvers = {
-    key: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
+for _kind in (_Loader, _CLoader):
+    _kind.add_constructor(
+        yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates
+    )
+    _kind.yaml_implicit_resolvers = {
+        key: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+LOADER: type[Any] = _CLoader if yaml.__with_libyaml__ else _Loader
 
 
 def parse_text(text: str, name: str = "scenario") -> dict[str, Any]:
@@ -116,7 +130,7 @@ def parse_text(text: str, name: str = "scenario") -> dict[str, Any]:
         if name.endswith(".json"):
             document = json.loads(text, object_pairs_hook=_object_without_duplicates)
         else:
-            document = yaml.load(text, Loader=_Loader)
+            document = yaml.load(text, Loader=LOADER)
     except json.JSONDecodeError as error:
         raise _invalid(
             f"{name}: not valid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
@@ -125,6 +139,8 @@ def parse_text(text: str, name: str = "scenario") -> dict[str, Any]:
         mark = error.problem_mark or error.context_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         what = error.problem or error.context or "syntax error"
+        if "nesting depth" in what:  # libyaml's own limit, said as the Python parser's is
+            raise _invalid(f"{name}: nested too deeply to be a scenario{where}") from None
         raise _invalid(f"{name}: not valid YAML{where}: {what}") from None
     except yaml.reader.ReaderError as error:
         raise _invalid(
