@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 import yaml
-from decide_season import season_document
 
+from decide_season import season_document
 from pitchpass.core import parse
 
 HERE = Path(__file__).parent
@@ -41,16 +41,18 @@ def main() -> None:
     libyaml = best_of(args.repeat, text, parse._CLoader)
     same = parse.parse_text(text, "season.yaml") == document
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+    size = f"{len(document['requests']):,} requests, {len(text) / 1e6:.1f} MB of YAML"
+    ratio = f"{libyaml / python:.2f} ({python / libyaml:.1f}x faster)"
     report = f"""# Reading a season's YAML
 
 Written by `benchmarks/parse_yaml.py` (do not edit by hand). Machine: {machine},
 Python {platform.python_version()}, PyYAML {yaml.__version__}; best of {args.repeat}, both
 in the same run.
 
-| parser | the season ({len(document["requests"]):,} requests, {len(text) / 1e6:.1f} MB of YAML) | ratio |
+| parser | the season ({size}) | ratio |
 |---|---|---|
 | PyYAML in Python (the baseline) | {python:.2f} s | 1.00 |
-| libyaml in C (used by pitchpass) | {libyaml:.2f} s | {libyaml / python:.2f} ({python / libyaml:.1f}x faster) |
+| libyaml in C (used by pitchpass) | {libyaml:.2f} s | {ratio} |
 
 The document read (libyaml) is the one the generator wrote: {same}.
 """
