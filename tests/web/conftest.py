@@ -7,3 +7,12 @@ import pytest
 def _fast_passwords(settings: pytest.FixtureRequest) -> None:
     """Django's default hasher takes about a second a password, on purpose; tests make many."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # type: ignore[attr-defined]
+
+
+@pytest.fixture(autouse=True)
+def _nothing_kept_from_another_test() -> None:
+    """What the room hint keeps across requests is keyed by match and version; each test
+    rolls its database back, so the next may reuse both for another match."""
+    from pitchpass.web.services import snapshot
+
+    snapshot.forget()

@@ -44,3 +44,28 @@ def test_the_board_takes_as_many_queries_for_500_requests_as_for_50() -> None:
     assert counts[0] == counts[1], counts
     officer, media = counts[1]
     assert officer <= 20 and media <= 20, counts
+
+
+def test_the_room_hint_decides_a_match_once_per_version_not_at_every_keystroke() -> None:
+    """The hint is asked as the form is filled in. Its places are kept by match version
+    (services.snapshot.lasting): asked again, nothing is exported or decided, whatever
+    the size of the match; a change to the match (a new version) is seen at once."""
+    store.load(big_match(500), replace=True)
+    do_add_user("officer", "officer", "man-united", "pw-for-tests-only-7")
+    client = Client()
+    client.force_login(User.objects.get(username="officer"))
+    asked = {"zone": "tunnel", "phases": ["post-match"], "crew": "1"}
+
+    def hint() -> tuple[int, str]:
+        with CaptureQueriesContext(connection) as queries:
+            answer = client.get(f"/matches/{MATCH}/room/", asked)
+        assert answer.status_code == 200
+        return len(queries.captured_queries), answer.content.decode()
+
+    first, said = hint()
+    again, said_again = hint()
+    assert said_again == said and again < first, (first, again)
+    # Session, user, profile, match, run, the match's requests, the zone's name: no export.
+    assert again <= 10, again
+    # A request sent (a new version) is counted at once (tested with a rival's request in
+    # test_page_actions: test_a_rivals_unpublished_requests_never_move_a_producers_hint).

@@ -47,7 +47,7 @@ from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence.changes import audit, changed, check_text
 from pitchpass.web.services import access
 from pitchpass.web.services.access import check_manages, managed
-from pitchpass.web.services.snapshot import once, requests_of, scenario_of
+from pitchpass.web.services.snapshot import lasting, once, requests_of, scenario_of
 
 
 def do_decide(user: User, match_key: str) -> dict[str, Any]:
@@ -351,8 +351,13 @@ def room(
     request decided now, the overrides in effect, but `leaving_out`): the core's
     footprint and closed zones, cell by cell. Nothing for a zone the venue lacks. For
     those who manage the match (room_seen)."""
-    scenario, overridden = _as_it_stands(match, leaving_out)
-    return _room_in(scenario, overridden.result, match.key, zone, phases, crew)
+
+    def places() -> tuple[Any, dict[Any, int], dict[Any, int]]:
+        scenario, overridden = _as_it_stands(match, leaving_out)
+        return _places(scenario, overridden.result, match.key)
+
+    key = ("room", match.pk, match.version, "all", leaving_out)
+    return _room_of(lasting(key, places), zone, phases, crew)
 
 
 def room_seen(
@@ -371,31 +376,51 @@ def room_seen(
         return room(match, zone, phases, crew, leaving_out), True
     seen = {r.key for r in access.seen_list(user, match)} - {leaving_out or ""}
 
-    def decide_theirs() -> tuple[Scenario, Any]:
+    def places() -> tuple[Any, dict[Any, int], dict[Any, int]]:
         scenario = scenario_of(match)
         kept = tuple(r for r in scenario.requests if r.locked or r.id in seen)
         only = dataclasses.replace(scenario, requests=kept)
-        return only, decide_match(only, match.key)
+        return _places(only, decide_match(only, match.key), match.key)
 
-    scenario, result = once(f"room-seen:{user.pk}:{leaving_out}", match, decide_theirs)
-    return _room_in(scenario, result, match.key, zone, phases, crew), False
+    key = ("room", match.pk, match.version, tuple(sorted(seen)), leaving_out)
+    return _room_of(lasting(key, places), zone, phases, crew), False
 
 
-def _room_in(
-    scenario: Scenario, result: Any, match_key: str, zone: str, phases: list[str], crew: int
-) -> list[Room]:
+def _places(
+    scenario: Scenario, result: Any, match_key: str
+) -> tuple[Any, dict[Any, int], dict[Any, int]]:
+    """What the room hint needs of a decided match: its venue, places used, capacities."""
     venue = scenario.venue(scenario.match(match_key).venue)
-    if zone not in {z.id for z in venue.zones}:
-        return []
     used = {(u.zone, u.phase): u.used for u in result.usage}
     capacity = {(u.zone, u.phase): u.capacity for u in result.usage}
+    return venue, used, capacity
+
+
+def _room_of(
+    places: tuple[Any, dict[Any, int], dict[Any, int]], zone: str, phases: list[str], crew: int
+) -> list[Room]:
+    venue, used, capacity = places
+    if zone not in {z.id for z in venue.zones}:
+        return []
     return room_for(venue, zone, phases, crew, used, capacity)
 
 
 def consent_needed(match: m.Match, zone: str, by: str | None) -> str | None:
     """What the core would refuse a request of `by` (None: someone else's) in `zone` for,
     as to consent: a club's own room without that club's consent (policy.ineligibility,
-    on a request as yet without consent). None: no consent is needed there."""
+    on a request as yet without consent). None: no consent is needed there. Kept across
+    requests by match version and the names the sentence uses (a rename moves no
+    version)."""
+    names = (
+        match.home.name,
+        match.away.name,
+        *match.venue.zones.filter(key=zone).values_list("name", flat=True),
+    )
+    key = ("consent", match.pk, match.version, zone, by, names)
+    return lasting(key, lambda: _consent_needed(match, zone, by))
+
+
+def _consent_needed(match: m.Match, zone: str, by: str | None) -> str | None:
     scenario = scenario_of(match)
     core_match = scenario.match(match.key)
     venue = scenario.venue(core_match.venue)

@@ -7,6 +7,8 @@ organisation renamed moves no version) nor while writing.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -77,3 +79,34 @@ def plan_of(match: m.Match) -> tuple[Phase, ...]:
     """The match's phases as the core has them (the competition's, or the default)."""
     phases = document_of(match)["phases"]
     return tuple(Phase(p["id"], p["start"], p["end"]) for p in phases) or DEFAULT_PHASES
+
+
+# Across requests, in this process: the room hint's decided places, by match, version and
+# whose view (nothing else that the hint shows can change without the version moving on:
+# a request, a consent, a publish, an admin's edit of a zone or a capacity all move it).
+# The hint is asked at every keystroke; deciding a 3,000-request match takes a second.
+_LASTING: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+_LASTING_LOCK = threading.Lock()
+LASTING_SIZE = 64
+
+
+def lasting(key: tuple[Any, ...], work: Callable[[], T]) -> T:
+    """`work()`, kept for later requests under `key` (which must name the match's version
+    and everything else the answer depends on); the least recently used go first."""
+    with _LASTING_LOCK:
+        if key in _LASTING:
+            _LASTING.move_to_end(key)
+            found: T = _LASTING[key]
+            return found
+    done = work()  # outside the lock: two threads may both work it out, once each
+    with _LASTING_LOCK:
+        _LASTING[key] = done
+        while len(_LASTING) > LASTING_SIZE:
+            _LASTING.popitem(last=False)
+    return done
+
+
+def forget() -> None:
+    """Drop what `lasting` keeps (a database rolled back or restored under this process)."""
+    with _LASTING_LOCK:
+        _LASTING.clear()
