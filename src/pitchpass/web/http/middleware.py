@@ -69,16 +69,3 @@ class ReadOnce:
             return self.get_response(request)
         with read_once():
             return self.get_response(request)
-
-
-class NoFraming:
-    """CSP frame-ancestors 'none' on every answer (browsers that read CSP before
-    X-Frame-Options get the same refusal)."""
-
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
-        response.headers.setdefault("Content-Security-Policy", "frame-ancestors 'none'")
-        return response
