@@ -339,6 +339,18 @@ def token_list(
         out.print(f"{token.pk}  {token.created.isoformat(timespec='seconds')}")
 
 
+@user_app.command("unlock")
+def user_unlock(
+    username: Annotated[str, typer.Argument(help="Whose sign-in to unlock.", show_default=False)],
+) -> None:
+    """Unlock a user locked out after failed sign-ins (and their address's attempts)."""
+    _database()
+    from pitchpass.web.services.accounts import do_unlock
+
+    cleared = _web_call(lambda: do_unlock(username))
+    out.print(f"unlocked {username} ({cleared} failed attempt{'s' * (cleared != 1)} cleared)")
+
+
 @token_app.command("revoke")
 def token_revoke(
     token_id: Annotated[int, typer.Argument(help="The id `token list` shows.", show_default=False)],

@@ -5,8 +5,12 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def _fast_passwords(settings: pytest.FixtureRequest) -> None:
-    """Django's default hasher takes about a second a password, on purpose; tests make many."""
+    """Django's default hasher takes about a second a password, on purpose; tests make many.
+    The sign-in lockout (django-axes) needs the request, which the test client's login()
+    does not give: it is off but in tests/web/test_lockout.py (and the browser tests)."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # type: ignore[attr-defined]
+    settings.AUTHENTICATION_BACKENDS = ["django.contrib.auth.backends.ModelBackend"]  # type: ignore[attr-defined]
+    settings.AXES_ENABLED = False  # type: ignore[attr-defined]
 
 
 @pytest.fixture(autouse=True)

@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "ninja",  # /api/docs from its own static files, not a CDN (no internet needed)
     "pitchpass.web.persistence.apps.PitchpassConfig",
     "pitchpass.web.http.apps.HttpConfig",
+    "axes",  # sign-in lockout: AXES_* below
 ]
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -76,7 +77,22 @@ MIDDLEWARE = [
     "pitchpass.web.http.middleware.PageErrors",
     "pitchpass.web.http.middleware.ReadOnce",
     "csp.middleware.CSPMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
+# Sign-in lockout (django-axes): after 5 failures for one username (from anywhere), or
+# from one address (whatever the usernames), signing in is refused for an hour, the right
+# password too; a success clears the count. An admin unlocks at /admin/axes/ or with
+# `pitchpass user unlock USERNAME`.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = 5
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_COOLOFF_TIME = 1  # hour
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "pitchpass/locked_out.html"
+AXES_VERBOSE = False
 # No page may be framed by another (a framed board's Decide and Publish would work for
 # whoever frames it): X-Frame-Options and CSP frame-ancestors both say so.
 X_FRAME_OPTIONS = "DENY"
