@@ -20,3 +20,15 @@ def _nothing_kept_from_another_test() -> None:
     from pitchpass.web.services import snapshot
 
     snapshot.forget()
+
+
+@pytest.fixture(autouse=True)
+def _rates_for_tests(settings: pytest.FixtureRequest) -> None:
+    """The API's rates (http/throttles.py) are far above what a test sends, and counted
+    afresh in each test; tests/web/test_throttles.py sets them low."""
+    from django.core.cache import cache
+
+    settings.PITCHPASS_API_RATE = "100000/m"  # type: ignore[attr-defined]
+    settings.PITCHPASS_API_WRITE_RATE = "100000/m"  # type: ignore[attr-defined]
+    settings.PITCHPASS_API_BAD_TOKEN_RATE = "100000/m"  # type: ignore[attr-defined]
+    cache.clear()

@@ -17,6 +17,7 @@ class ErrorCode(StrEnum):
     METHOD_NOT_ALLOWED = "method-not-allowed"  # 405: the path takes other methods (Allow)
     TOO_LARGE = "too-large"  # 413: the body is larger than the API takes
     UNSUPPORTED = "unsupported-media-type"  # 415: a body that is not JSON
+    TOO_MANY = "too-many-requests"  # 429: past the API's rate (Retry-After says when)
     CONFLICT = "conflict"  # 409: the state does not allow it (and none of the below says why)
     DEADLINE_PASSED = "deadline-passed"  # 409: requests closed at kick-off minus the deadline
     DUPLICATE = "duplicate"  # 409: the id (or username) is taken already
@@ -39,6 +40,7 @@ STATUS = {
     ErrorCode.METHOD_NOT_ALLOWED: 405,
     ErrorCode.TOO_LARGE: 413,
     ErrorCode.UNSUPPORTED: 415,
+    ErrorCode.TOO_MANY: 429,
     ErrorCode.CONFLICT: 409,
     ErrorCode.DEADLINE_PASSED: 409,
     ErrorCode.DUPLICATE: 409,

@@ -93,6 +93,11 @@ AXES_COOLOFF_TIME = 1  # hour
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "pitchpass/locked_out.html"
 AXES_VERBOSE = False
+# The API's rates (http/throttles.py): every call and each change, per user; wrong tokens,
+# per address. Each process counts in its own memory (Django's default cache).
+PITCHPASS_API_RATE = os.environ.get("PITCHPASS_API_RATE", "600/m")
+PITCHPASS_API_WRITE_RATE = os.environ.get("PITCHPASS_API_WRITE_RATE", "120/m")
+PITCHPASS_API_BAD_TOKEN_RATE = os.environ.get("PITCHPASS_API_BAD_TOKEN_RATE", "20/m")
 # No page may be framed by another (a framed board's Decide and Publish would work for
 # whoever frames it): X-Frame-Options and CSP frame-ancestors both say so.
 X_FRAME_OPTIONS = "DENY"

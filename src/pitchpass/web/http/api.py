@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from typing import Annotated, Any
 
@@ -17,7 +18,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
 from ninja import Field, NinjaAPI, Schema
-from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 from ninja.parser import Parser
 from ninja.responses import Status
 from ninja.security import HttpBearer
@@ -26,13 +27,18 @@ from pydantic import PlainValidator, StrictBool, StrictInt, WithJsonSchema
 
 from pitchpass.core import SolverFailed
 from pitchpass.web.errors import ErrorCode, ServiceError
+from pitchpass.web.http import throttles
 from pitchpass.web.services import accounts, entries
 from pitchpass.web.services import decisions as deciding
 
 
 class BearerToken(HttpBearer):
     def authenticate(self, request: HttpRequest, token: str) -> Any:
-        return accounts.user_for_token(token)
+        throttles.check_bad_tokens(request)
+        user = accounts.user_for_token(token)
+        if user is None:
+            throttles.count_bad_token(request)
+        return user
 
 
 class SessionAuth(NinjaSessionAuth):
@@ -104,6 +110,7 @@ api = PitchpassAPI(
     auth=[BearerToken(), SessionAuth()],
     urls_namespace="api",
     parser=StrictJson(),
+    throttle=throttles.CALLS,
 )
 
 
@@ -155,6 +162,15 @@ def not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
     return _error(request, ServiceError(ErrorCode.NOT_FOUND, "not found"))
 
 
+@api.exception_handler(Throttled)
+def throttled(request: HttpRequest, exc: Throttled) -> HttpResponse:
+    seconds = max(1, math.ceil(exc.wait or 1))
+    message = f"too many calls: wait {seconds} seconds (the API's rates are per user)"
+    answer = _error(request, ServiceError(ErrorCode.TOO_MANY, message))
+    answer["Retry-After"] = str(seconds)
+    return answer
+
+
 @api.exception_handler(HttpError)
 def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     if isinstance(exc.__cause__, ServiceError):  # the body's parser (StrictJson) said why
@@ -197,7 +213,12 @@ class RequestIn(Schema):
     consent: list[str] = Field(default_factory=list)
 
 
-@api.post("/matches/{match}/requests", response={201: dict[str, str]}, summary="Submit a request")
+@api.post(
+    "/matches/{match}/requests",
+    response={201: dict[str, str]},
+    summary="Submit a request",
+    throttle=throttles.WRITES,
+)
 def submit_request(request: HttpRequest, match: str, body: RequestIn) -> Status[dict[str, str]]:
     user = request.auth  # type: ignore[attr-defined]
     new_id = entries.do_submit_request(user, match, body.dict(), timezone.now())
@@ -215,7 +236,9 @@ class RequestChange(Schema):
     consent: list[str] | None = None
 
 
-@api.patch("/matches/{match}/requests/{request_id}", summary="Change a request")
+@api.patch(
+    "/matches/{match}/requests/{request_id}", summary="Change a request", throttle=throttles.WRITES
+)
 def change_request(
     request: HttpRequest, match: str, request_id: str, body: RequestChange
 ) -> dict[str, Any]:
@@ -223,13 +246,20 @@ def change_request(
     return entries.do_change_request(user, match, request_id, body.dict(), timezone.now())
 
 
-@api.delete("/matches/{match}/requests/{request_id}", response={204: None}, summary="Withdraw")
+@api.delete(
+    "/matches/{match}/requests/{request_id}",
+    response={204: None},
+    summary="Withdraw",
+    throttle=throttles.WRITES,
+)
 def withdraw_request(request: HttpRequest, match: str, request_id: str) -> Status[None]:
     entries.do_withdraw_request(request.auth, match, request_id, timezone.now())  # type: ignore[attr-defined]
     return Status(204, None)
 
 
-@api.post("/matches/{match}/decide", summary="Decide the match (a proposal)")
+@api.post(
+    "/matches/{match}/decide", summary="Decide the match (a proposal)", throttle=throttles.WRITES
+)
 def decide(request: HttpRequest, match: str) -> dict[str, Any]:
     return deciding.do_decide(request.auth, match)  # type: ignore[attr-defined]
 
@@ -239,7 +269,11 @@ def decisions(request: HttpRequest, match: str) -> dict[str, Any]:
     return deciding.current_decisions(request.auth, match)  # type: ignore[attr-defined]
 
 
-@api.post("/matches/{match}/publish", summary="Publish: lock the current grants")
+@api.post(
+    "/matches/{match}/publish",
+    summary="Publish: lock the current grants",
+    throttle=throttles.WRITES,
+)
 def publish(request: HttpRequest, match: str) -> dict[str, list[str]]:
     return {"published": deciding.do_publish(request.auth, match)}  # type: ignore[attr-defined]
 
@@ -248,7 +282,11 @@ class RevokeIn(Schema):
     reason: str
 
 
-@api.post("/matches/{match}/requests/{request_id}/revoke", summary="Take back a published grant")
+@api.post(
+    "/matches/{match}/requests/{request_id}/revoke",
+    summary="Take back a published grant",
+    throttle=throttles.WRITES,
+)
 def revoke(request: HttpRequest, match: str, request_id: str, body: RevokeIn) -> dict[str, str]:
     deciding.do_revoke(request.auth, match, request_id, body.reason)  # type: ignore[attr-defined]
     return {"revoked": request_id}
@@ -258,7 +296,11 @@ class ConsentIn(Schema):
     given: StrictBool
 
 
-@api.post("/matches/{match}/requests/{request_id}/consent", summary="Give or refuse consent")
+@api.post(
+    "/matches/{match}/requests/{request_id}/consent",
+    summary="Give or refuse consent",
+    throttle=throttles.WRITES,
+)
 def consent(request: HttpRequest, match: str, request_id: str, body: ConsentIn) -> dict[str, Any]:
     entries.do_consent(request.auth, match, request_id, body.given)  # type: ignore[attr-defined]
     return {"request": request_id, "consent": body.given}
@@ -294,7 +336,12 @@ class IncidentIn(Schema):
     what: str | None = None
 
 
-@api.post("/matches/{match}/incidents", response={201: dict[str, str]}, summary="Log an incident")
+@api.post(
+    "/matches/{match}/incidents",
+    response={201: dict[str, str]},
+    summary="Log an incident",
+    throttle=throttles.WRITES,
+)
 def log_incident(request: HttpRequest, match: str, body: IncidentIn) -> Status[dict[str, str]]:
     new_id = entries.do_log_incident(request.auth, match, body.dict())  # type: ignore[attr-defined]
     return Status(201, {"id": new_id})
@@ -312,7 +359,11 @@ class WhatIfIn(Schema):
     capacity: dict[str, StrictInt] = Field(default_factory=dict)
 
 
-@api.post("/matches/{match}/what-if", summary="What if: grant, refuse, change capacities")
+@api.post(
+    "/matches/{match}/what-if",
+    summary="What if: grant, refuse, change capacities",
+    throttle=throttles.WRITES,
+)
 def what_if(request: HttpRequest, match: str, body: WhatIfIn) -> dict[str, Any]:
     return deciding.what_if_for(request.auth, match, body.dict())  # type: ignore[attr-defined]
 
@@ -331,7 +382,11 @@ class OverrideIn(Schema):
     reason: str
 
 
-@api.post("/matches/{match}/requests/{request_id}/override", summary="Override one decision")
+@api.post(
+    "/matches/{match}/requests/{request_id}/override",
+    summary="Override one decision",
+    throttle=throttles.WRITES,
+)
 def override(request: HttpRequest, match: str, request_id: str, body: OverrideIn) -> dict[str, Any]:
     user = request.auth  # type: ignore[attr-defined]
     return deciding.do_override(user, match, request_id, body.status, body.reason)

@@ -1,0 +1,43 @@
+"""The API's rates (issue 10): past them a user, or an address sending wrong tokens, is
+answered 429 `too-many-requests` with Retry-After, in the error shape; others are not
+slowed by it."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from test_workflow_api import MATCH, post
+from test_workflow_api import api as api  # the fixture
+
+pytestmark = pytest.mark.django_db
+
+
+def test_calls_past_the_rate_are_429_for_that_user_only(api, settings) -> None:
+    settings.PITCHPASS_API_RATE = "5/m"
+    for _ in range(5):
+        assert api["bt"].get("/api/matches").status_code == 200
+    refused = api["bt"].get("/api/matches")
+    assert refused.status_code == 429 and refused.json()["code"] == "too-many-requests"
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    assert api["docs"].get("/api/matches").status_code == 200  # another user's own count
+
+
+def test_changes_have_a_lower_rate_of_their_own(api, settings) -> None:
+    settings.PITCHPASS_API_WRITE_RATE = "2/m"
+    body = {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1}
+    assert post(api["bt"], "/requests", body).status_code == 201
+    assert post(api["bt"], "/requests", body).status_code == 201
+    third = post(api["bt"], "/requests", body)
+    assert third.status_code == 429 and "wait" in third.json()["message"]
+    assert api["bt"].get(f"/api/matches/{MATCH}/requests").status_code == 200  # reads go on
+
+
+def test_wrong_tokens_from_one_address_are_refused_after_the_rate(api, settings) -> None:
+    settings.PITCHPASS_API_BAD_TOKEN_RATE = "3/m"
+    guesser = Client(HTTP_AUTHORIZATION="Bearer not-a-token", REMOTE_ADDR="10.1.1.1")
+    for _ in range(3):
+        assert guesser.get("/api/matches").status_code == 401
+    refused = guesser.get("/api/matches")
+    assert refused.status_code == 429 and "too many wrong tokens" in refused.json()["message"]
+    right = api["bt"].get("/api/matches", REMOTE_ADDR="10.1.1.2")
+    assert right.status_code == 200  # another address with its right token
