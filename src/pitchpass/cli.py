@@ -319,24 +319,45 @@ def user_add(
 @token_app.command("create")
 def token_create(
     username: Annotated[str, typer.Argument(help="Whose token.", show_default=False)],
+    days: Annotated[int, typer.Option("--days", help="How long it is valid.")] = 90,
 ) -> None:
-    """Print a new API token (send it as `Authorization: Bearer <token>`)."""
+    """Print a new API token (send it as `Authorization: Bearer <token>`), valid for
+    --days (90 unless said); it is shown this once."""
     _database()
     from pitchpass.web.services.accounts import do_create_token
 
-    sys.stdout.write(_web_call(lambda: do_create_token(username)) + "\n")
+    sys.stdout.write(_web_call(lambda: do_create_token(username, days)) + "\n")
 
 
 @token_app.command("list")
 def token_list(
     username: Annotated[str, typer.Argument(help="Whose tokens.", show_default=False)],
 ) -> None:
-    """List a user's tokens: id and when made (the tokens themselves are not kept)."""
+    """List a user's tokens: id, when made, when it expires, when last used (the tokens
+    themselves are not kept)."""
     _database()
     from pitchpass.web.services.accounts import tokens_of
 
+    def when(moment: Any, none: str) -> str:
+        return moment.isoformat(timespec="minutes") if moment is not None else none
+
     for token in _web_call(lambda: tokens_of(username)):
-        out.print(f"{token.pk}  {token.created.isoformat(timespec='seconds')}")
+        out.print(
+            f"{token.pk}  made {when(token.created, '')}  expires {when(token.expires, 'never')}"
+            f"  last used {when(token.last_used, 'never')}"
+        )
+
+
+@user_app.command("deactivate")
+def user_deactivate(
+    username: Annotated[str, typer.Argument(help="Whose access ends.", show_default=False)],
+) -> None:
+    """End a user's access at once: no sign-in, its sessions ended, its tokens deleted."""
+    _database()
+    from pitchpass.web.services.accounts import do_deactivate
+
+    _web_call(lambda: do_deactivate(username))
+    out.print(f"deactivated {username}: its sessions and tokens no longer work")
 
 
 @user_app.command("unlock")

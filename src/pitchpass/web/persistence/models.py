@@ -227,6 +227,8 @@ class ApiToken(models.Model):
     user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="api_tokens")
     digest = models.CharField(max_length=64, unique=True)
     created = models.DateTimeField(auto_now_add=True)
+    expires = models.DateTimeField(null=True, blank=True)  # None: made before expiry was kept
+    last_used = models.DateTimeField(null=True, blank=True)  # to the minute
 
 
 class AuditEntry(models.Model):

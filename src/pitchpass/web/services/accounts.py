@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from datetime import timedelta
 
 from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
@@ -53,13 +55,23 @@ def do_add_user(username: str, role: str, org_key: str | None, password: str) ->
     return user
 
 
-def do_create_token(username: str) -> str:
-    """A new bearer token for the user; shown once, kept only as a digest."""
+TOKEN_DAYS = 90  # a token's life unless another is asked for
+MAX_TOKEN_DAYS = 3650
+
+
+def do_create_token(username: str, days: int = TOKEN_DAYS) -> str:
+    """A new bearer token for the user, valid for `days`; shown once, kept only as a
+    digest."""
     user = User.objects.filter(username=username).first()
     if user is None:
         raise ServiceError(ErrorCode.NOT_FOUND, f'unknown user "{username}"', "username")
+    if not 1 <= days <= MAX_TOKEN_DAYS:
+        raise ServiceError(
+            ErrorCode.INVALID, f"a token lives 1 to {MAX_TOKEN_DAYS} days, not {days}", "days"
+        )
     token = secrets.token_urlsafe(32)
-    m.ApiToken.objects.create(user=user, digest=digest(token))
+    expires = timezone.now() + timedelta(days=days)
+    m.ApiToken.objects.create(user=user, digest=digest(token), expires=expires)
     return token
 
 
@@ -79,8 +91,29 @@ def do_revoke_token(token_id: int) -> None:
 
 
 def user_for_token(token: str) -> User | None:
+    """The active user a token stands for, None for a token unknown, revoked or expired;
+    its last use is kept to the minute (not a write at every call)."""
     row = m.ApiToken.objects.select_related("user").filter(digest=digest(token)).first()
-    return row.user if row is not None and row.user.is_active else None
+    now = timezone.now()
+    if row is None or not row.user.is_active or (row.expires is not None and row.expires <= now):
+        return None
+    if row.last_used is None or row.last_used < now - timedelta(minutes=1):
+        m.ApiToken.objects.filter(pk=row.pk).update(last_used=now)
+    return row.user
+
+
+def do_deactivate(username: str) -> None:
+    """End a user's access at once: it can no longer sign in, its sessions end (its
+    password is made unusable, which no session outlives) and its tokens are deleted. Its
+    audit entries keep its name."""
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        raise ServiceError(ErrorCode.NOT_FOUND, f'unknown user "{username}"', "username")
+    with transaction.atomic():
+        user.is_active = False
+        user.set_unusable_password()
+        user.save(update_fields=["is_active", "password"])
+        m.ApiToken.objects.filter(user=user).delete()
 
 
 def digest(token: str) -> str:
