@@ -27,7 +27,7 @@ from django.utils import timezone
 from pitchpass.core.fields import parse_duration
 from pitchpass.core.model import Policy
 from pitchpass.web.persistence import models as m
-from pitchpass.web.services import admin_checks
+from pitchpass.web.services import accounts, admin_checks
 from pitchpass.web.services.accounts import ORG_KIND
 from pitchpass.web.services.entries import closes_at
 
@@ -203,6 +203,7 @@ def _touch(request: HttpRequest, obj: Model, before: Any, after: Any, bump: bool
     m.AuditEntry.objects.bulk_create(
         m.AuditEntry(
             user=request.user if isinstance(request.user, User) else None,
+            username=request.user.get_username(),
             action="admin",
             match=match,
             target=target,
@@ -432,10 +433,12 @@ class ProfileAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_filter = ("role",)
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        before = accounts.role_of(obj.pk)
         super().save_model(request, obj, form, change)
         user = obj.user
         user.is_staff = user.is_superuser = obj.role == "admin"
         user.save(update_fields=["is_staff", "is_superuser"])
+        accounts.record_role(request.user, obj, before)  # type: ignore[arg-type]
 
 
 @admin.register(m.ApiToken)
@@ -478,5 +481,5 @@ class DecisionRunAdmin(ReadOnly):
 
 @admin.register(m.AuditEntry)
 class AuditEntryAdmin(ReadOnly):
-    list_display = ("when", "user", "action", "match", "target")
+    list_display = ("when", "username", "action", "match", "target")
     list_filter = ("action", "match")

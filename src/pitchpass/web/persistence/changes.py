@@ -26,9 +26,28 @@ def changed(match: m.Match) -> None:
     match.version += 1
 
 
-def audit(user: User, action: str, match: m.Match, target: str, before: Any, after: Any) -> None:
+COMMAND_LINE = "(command line)"  # who did it, in the audit, when no user of the app did
+
+
+def audit(
+    user: User | None,
+    action: str,
+    match: m.Match | None,
+    target: str,
+    before: Any,
+    after: Any,
+    username: str = "",
+) -> None:
+    """An audit entry; `username` when there is no user (COMMAND_LINE, or the name a
+    failed sign-in tried)."""
     m.AuditEntry.objects.create(
-        user=user, action=action, match=match, target=target, before=before, after=after
+        user=user,
+        username=username,
+        action=action,
+        match=match,
+        target=target[:200],
+        before=before,
+        after=after,
     )
 
 

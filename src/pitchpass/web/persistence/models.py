@@ -10,6 +10,8 @@ exported again reads as it was written.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import ValidationError
 from django.db import models
 
@@ -238,6 +240,9 @@ class AuditEntry(models.Model):
     user = models.ForeignKey(
         "auth.User", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    # Who, by name, kept when the user is deleted: "(command line)" for `pitchpass load`
+    # and the account commands, "" for an attempt by nobody known (a failed sign-in).
+    username = models.CharField(max_length=150, blank=True, default="")
     action = models.CharField(max_length=40)
     match = models.ForeignKey(
         Match, on_delete=models.SET_NULL, null=True, blank=True, related_name="audit"
@@ -249,6 +254,11 @@ class AuditEntry(models.Model):
     class Meta:
         ordering = ["when", "pk"]
         verbose_name_plural = "audit entries"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.user is not None and not self.username:
+            self.username = self.user.get_username()
+        super().save(*args, **kwargs)
 
 
 class DecisionRun(models.Model):

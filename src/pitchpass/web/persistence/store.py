@@ -211,6 +211,7 @@ def _record(scenario: Scenario, before: dict[str, dict[str, Any]], replace: bool
         changed.append(match.id)
         m.AuditEntry.objects.create(
             user=None,
+            username="(command line)",  # `pitchpass load`, by whoever runs the server
             action="load",
             match=row,
             target=match.id,

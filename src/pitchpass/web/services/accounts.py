@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from datetime import timedelta
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
@@ -14,6 +15,7 @@ from django.utils import timezone
 
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence.changes import COMMAND_LINE, audit
 
 ROLE_NAMES = [role for role, _ in m.ROLES]
 ORG_KIND = {"officer": ("club",), "media": ("broadcaster", "producer", "agency", "other")}
@@ -52,6 +54,7 @@ def do_add_user(username: str, role: str, org_key: str | None, password: str) ->
         user.is_staff = user.is_superuser = role == "admin"  # league admins use Django admin
         user.save()
         m.Profile.objects.create(user=user, role=role, organisation=organisation)
+        _account(None, "user-add", username, None, {"role": role, "org": org_key})
     return user
 
 
@@ -71,7 +74,9 @@ def do_create_token(username: str, days: int = TOKEN_DAYS) -> str:
         )
     token = secrets.token_urlsafe(32)
     expires = timezone.now() + timedelta(days=days)
-    m.ApiToken.objects.create(user=user, digest=digest(token), expires=expires)
+    with transaction.atomic():
+        row = m.ApiToken.objects.create(user=user, digest=digest(token), expires=expires)
+        _account(None, "token-create", username, None, {"token": row.pk, "days": days})
     return token
 
 
@@ -85,9 +90,12 @@ def tokens_of(username: str) -> list[m.ApiToken]:
 
 def do_revoke_token(token_id: int) -> None:
     """Delete a token: requests bearing it are refused (401) from now on."""
-    deleted, _ = m.ApiToken.objects.filter(pk=token_id).delete()
-    if not deleted:
+    row = m.ApiToken.objects.select_related("user").filter(pk=token_id).first()
+    if row is None:
         raise ServiceError(ErrorCode.NOT_FOUND, f"no token {token_id}", "token_id")
+    with transaction.atomic():
+        row.delete()
+        _account(None, "token-revoke", row.user.username, {"token": token_id}, None)
 
 
 def user_for_token(token: str) -> User | None:
@@ -113,7 +121,9 @@ def do_deactivate(username: str) -> None:
         user.is_active = False
         user.set_unusable_password()
         user.save(update_fields=["is_active", "password"])
+        tokens = sorted(m.ApiToken.objects.filter(user=user).values_list("pk", flat=True))
         m.ApiToken.objects.filter(user=user).delete()
+        _account(None, "user-deactivate", username, {"active": True, "tokens": tokens}, None)
 
 
 def digest(token: str) -> str:
@@ -134,4 +144,42 @@ def do_unlock(username: str) -> int:
     cleared = reset(username=username)
     for address in addresses:
         cleared += reset(ip=address)
+    _account(None, "user-unlock", username, {"attempts": int(cleared)}, None)
     return int(cleared)
+
+
+def _account(user: User | None, action: str, target: str, before: Any, after: Any) -> None:
+    """An account's audit entry (no match): by `user`, else by the command line."""
+    audit(user, action, None, target, before, after, "" if user else COMMAND_LINE)
+
+
+def role_of(profile_pk: int | None) -> dict[str, Any] | None:
+    """A profile's role as the audit keeps it (None: a new one)."""
+    if profile_pk is None:
+        return None
+    found = m.Profile.objects.filter(pk=profile_pk).select_related("organisation").first()
+    if found is None:
+        return None
+    return {"role": found.role, "org": found.organisation.key if found.organisation else None}
+
+
+def record_role(by: User, profile: m.Profile, before: dict[str, Any] | None) -> None:
+    """A role given or changed in the admin."""
+    after = role_of(profile.pk)
+    if after != before:
+        _account(by, "role", profile.user.username, before, after)
+
+
+def record_sign_in(user: User, address: str) -> None:
+    _account(user, "sign-in", user.username, None, {"address": address})
+
+
+def record_sign_out(user: User | None, address: str) -> None:
+    if user is not None:
+        _account(user, "sign-out", user.username, None, {"address": address})
+
+
+def record_failed_sign_in(tried: str, address: str) -> None:
+    """A failed sign-in: the name tried (it may be nobody's) as the target, and where from;
+    by nobody known (no username)."""
+    audit(None, "sign-in-failed", None, tried, None, {"address": address})
