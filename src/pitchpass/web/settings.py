@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+from urllib.parse import parse_qs, unquote, urlparse
 
 HOME = Path(os.environ.get("PITCHPASS_HOME", "~/.local/share/pitchpass")).expanduser()
 
@@ -25,6 +25,12 @@ def database(url: str | None, home: Path) -> dict[str, object]:
     parts = urlparse(url)
     if parts.scheme not in ("postgres", "postgresql"):
         raise ValueError(f"DATABASE_URL must start with postgres://, not {parts.scheme}://")
+    # The query's options go to the driver (`?sslmode=require&connect_timeout=5`), but
+    # conn_max_age, Django's own: how long a connection is kept (seconds; 0 by default).
+    options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    keep = options.pop("conn_max_age", "0")
+    if not keep.isdigit():
+        raise ValueError(f"DATABASE_URL's conn_max_age must be whole seconds, not {keep!r}")
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": unquote(parts.path.lstrip("/")) or "pitchpass",
@@ -32,6 +38,9 @@ def database(url: str | None, home: Path) -> dict[str, object]:
         "PASSWORD": unquote(parts.password or ""),
         "HOST": parts.hostname or "",
         "PORT": str(parts.port or ""),
+        "OPTIONS": options,
+        "CONN_MAX_AGE": int(keep),
+        "CONN_HEALTH_CHECKS": True,
     }
 
 
@@ -47,9 +56,39 @@ def _secret_key(home: Path) -> str:
     return path.read_text().strip()
 
 
+# Production (PITCHPASS_PRODUCTION=1, behind an HTTPS proxy): the secret key and the
+# host names come from the environment, or the server does not start; cookies only over
+# HTTPS, HSTS, the proxy's X-Forwarded-Proto trusted. `python -m django check --deploy`
+# is clean then (tests/web/test_settings.py).
+PRODUCTION = os.environ.get("PITCHPASS_PRODUCTION") == "1"
+if PRODUCTION and not os.environ.get("PITCHPASS_SECRET_KEY"):
+    raise ValueError("PITCHPASS_SECRET_KEY must be set in production (PITCHPASS_PRODUCTION=1)")
+if PRODUCTION and not os.environ.get("PITCHPASS_ALLOWED_HOSTS"):
+    raise ValueError(
+        "PITCHPASS_ALLOWED_HOSTS (the host names served, separated by commas) must be set"
+        " in production (PITCHPASS_PRODUCTION=1)"
+    )
 SECRET_KEY = _secret_key(HOME)
-DEBUG = os.environ.get("PITCHPASS_DEBUG") == "1"
-ALLOWED_HOSTS = ["127.0.0.1", "localhost", "testserver"]
+DEBUG = os.environ.get("PITCHPASS_DEBUG") == "1" and not PRODUCTION
+ALLOWED_HOSTS = [
+    host.strip()
+    for host in os.environ.get("PITCHPASS_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(
+        ","
+    )
+    if host.strip()
+]
+if PRODUCTION:
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = True
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_HSTS_SECONDS = 31_536_000  # a year
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+    CSRF_TRUSTED_ORIGINS = [f"https://{host}" for host in ALLOWED_HOSTS]
+# E-mail (none is sent yet; Django's admin mails errors when ADMINS is set).
+EMAIL_BACKEND = os.environ.get(
+    "PITCHPASS_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend"
+)
 DATABASES = {"default": database(os.environ.get("DATABASE_URL"), HOME)}
 INSTALLED_APPS = [
     "django.contrib.admin",

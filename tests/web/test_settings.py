@@ -1,0 +1,62 @@
+"""Settings for a real deployment (issue 10): the database URL keeps its options,
+production refuses to start without a secret key and host names, and Django's own
+deployment check is clean under production settings."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pitchpass.web.settings import database
+
+
+def test_the_database_url_keeps_its_options(tmp_path: Path) -> None:
+    found = database(
+        "postgres://u:p%40ss@db.example:6432/desk?sslmode=require&connect_timeout=5&conn_max_age=60",
+        tmp_path,
+    )
+    assert found["OPTIONS"] == {"sslmode": "require", "connect_timeout": "5"}
+    assert (found["NAME"], found["USER"], found["PASSWORD"]) == ("desk", "u", "p@ss")
+    assert (found["HOST"], found["PORT"], found["CONN_MAX_AGE"]) == ("db.example", "6432", 60)
+    with pytest.raises(ValueError, match="conn_max_age must be whole seconds"):
+        database("postgres://db/x?conn_max_age=soon", tmp_path)
+
+
+def _run(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("PITCHPASS_")}
+    base.pop("DATABASE_URL", None)
+    return subprocess.run(
+        [sys.executable, *args],
+        capture_output=True, text=True, env={**base, "PITCHPASS_HOME": str(tmp_path), **env},
+    )  # fmt: skip
+
+
+PRODUCTION = {
+    "PITCHPASS_PRODUCTION": "1",
+    "PITCHPASS_SECRET_KEY": secrets.token_urlsafe(50),
+    "PITCHPASS_ALLOWED_HOSTS": "desk.example.org",
+    "DJANGO_SETTINGS_MODULE": "pitchpass.web.settings",
+}
+
+
+def test_the_deployment_check_is_clean_in_production(tmp_path: Path) -> None:
+    checked = _run(
+        tmp_path, PRODUCTION, "-m", "django", "check", "--deploy", "--fail-level", "WARNING"
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "no issues" in checked.stdout
+
+
+@pytest.mark.parametrize("missing", ["PITCHPASS_SECRET_KEY", "PITCHPASS_ALLOWED_HOSTS"])
+def test_production_does_not_start_without_its_secret_or_hosts(
+    tmp_path: Path, missing: str
+) -> None:
+    env = {k: v for k, v in PRODUCTION.items() if k != missing}
+    started = _run(tmp_path, env, "-m", "pitchpass", "migrate")
+    assert started.returncode == 1 and "Traceback" not in started.stderr
+    assert f"{missing}" in started.stderr and "must be set in production" in started.stderr
