@@ -37,3 +37,31 @@ def test_changes_at_once_each_see_the_one_before() -> None:
         assert later.before == earlier.after  # none changed a state another had replaced
     assert m.Request.objects.get(match__key=MATCH, key="r25").crew == logged[-1].after["crew"]
     assert m.Match.objects.get(key=MATCH).version == version + 6
+
+
+@pytest.mark.django_db(transaction=True)
+def test_retries_sent_at_once_act_once() -> None:
+    """Six copies of one submission with one Idempotency-Key, at the same moment, on real
+    threads: one request is made; each copy is the answer or a 409 to retry shortly."""
+    from django.test import Client
+
+    from pitchpass.web.services.accounts import do_create_token
+
+    setup_match()
+    do_add_user("bt", "media", "bt-sport", "pw-for-tests-only-7")
+    token = do_create_token("bt")
+    body = {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1}  # ids made: bt-sport.N
+    statuses: list[int] = []
+
+    def send(n: int) -> None:
+        answer = Client(HTTP_AUTHORIZATION=f"Bearer {token}").post(
+            f"/api/matches/{MATCH}/requests",
+            body,
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY="same-key",
+        )
+        statuses.append(answer.status_code)
+
+    assert run_together(send, 6) == []
+    assert m.Request.objects.filter(key__startswith="bt-sport.").count() == 1  # not six
+    assert statuses.count(201) >= 1 and set(statuses) <= {201, 409}, statuses

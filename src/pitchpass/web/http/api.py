@@ -7,15 +7,17 @@ OpenAPI at /api/openapi.json, docs at /api/docs. Auth: `Authorization: Bearer <t
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import math
 import re
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from ninja import Field, NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
@@ -28,7 +30,7 @@ from pydantic import PlainValidator, StrictBool, StrictInt, WithJsonSchema
 from pitchpass.core import SolverFailed
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.http import throttles
-from pitchpass.web.services import accounts, entries
+from pitchpass.web.services import accounts, entries, retries
 from pitchpass.web.services import decisions as deciding
 
 
@@ -95,6 +97,38 @@ def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise ValueError(f'the key "{key}" is given twice')
         out[key] = value
     return out
+
+
+def idempotent(view: Callable[..., Any]) -> Callable[..., Any]:
+    """With an `Idempotency-Key` header, a call is acted on once: sent again with the same
+    key (a retry after a timeout), it gets the first answer back, marked
+    `Idempotent-Replayed: true` (services.retries)."""
+
+    @functools.wraps(view)
+    def once(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        key = request.headers.get("Idempotency-Key")
+        if key is None:
+            return view(request, *args, **kwargs)
+        user = request.auth  # type: ignore[attr-defined]
+        mark = retries.fingerprint(request.method or "", request.path, request.body)
+        found = retries.begin(user, key, mark, timezone.now())
+        if found is not None:
+            status, body = found
+            replayed = JsonResponse(body, status=status, safe=False)
+            replayed["Idempotent-Replayed"] = "true"
+            return replayed
+        try:
+            answer = view(request, *args, **kwargs)
+        except BaseException:
+            retries.let_go(user, key)  # nothing was done: a retry acts afresh
+            raise
+        if isinstance(answer, Status):
+            retries.keep(user, key, answer.status_code, answer.value)
+        else:
+            retries.keep(user, key, 200, answer)
+        return answer
+
+    return once
 
 
 class PitchpassAPI(NinjaAPI):
@@ -219,6 +253,7 @@ class RequestIn(Schema):
     summary="Submit a request",
     throttle=throttles.WRITES,
 )
+@idempotent
 def submit_request(request: HttpRequest, match: str, body: RequestIn) -> Status[dict[str, str]]:
     user = request.auth  # type: ignore[attr-defined]
     new_id = entries.do_submit_request(user, match, body.dict(), timezone.now())
@@ -260,6 +295,7 @@ def withdraw_request(request: HttpRequest, match: str, request_id: str) -> Statu
 @api.post(
     "/matches/{match}/decide", summary="Decide the match (a proposal)", throttle=throttles.WRITES
 )
+@idempotent
 def decide(request: HttpRequest, match: str) -> dict[str, Any]:
     return deciding.do_decide(request.auth, match)  # type: ignore[attr-defined]
 
@@ -274,6 +310,7 @@ def decisions(request: HttpRequest, match: str) -> dict[str, Any]:
     summary="Publish: lock the current grants",
     throttle=throttles.WRITES,
 )
+@idempotent
 def publish(request: HttpRequest, match: str) -> dict[str, list[str]]:
     return {"published": deciding.do_publish(request.auth, match)}  # type: ignore[attr-defined]
 
@@ -287,6 +324,7 @@ class RevokeIn(Schema):
     summary="Take back a published grant",
     throttle=throttles.WRITES,
 )
+@idempotent
 def revoke(request: HttpRequest, match: str, request_id: str, body: RevokeIn) -> dict[str, str]:
     deciding.do_revoke(request.auth, match, request_id, body.reason)  # type: ignore[attr-defined]
     return {"revoked": request_id}
@@ -301,6 +339,7 @@ class ConsentIn(Schema):
     summary="Give or refuse consent",
     throttle=throttles.WRITES,
 )
+@idempotent
 def consent(request: HttpRequest, match: str, request_id: str, body: ConsentIn) -> dict[str, Any]:
     entries.do_consent(request.auth, match, request_id, body.given)  # type: ignore[attr-defined]
     return {"request": request_id, "consent": body.given}
@@ -342,6 +381,7 @@ class IncidentIn(Schema):
     summary="Log an incident",
     throttle=throttles.WRITES,
 )
+@idempotent
 def log_incident(request: HttpRequest, match: str, body: IncidentIn) -> Status[dict[str, str]]:
     new_id = entries.do_log_incident(request.auth, match, body.dict())  # type: ignore[attr-defined]
     return Status(201, {"id": new_id})
@@ -387,6 +427,7 @@ class OverrideIn(Schema):
     summary="Override one decision",
     throttle=throttles.WRITES,
 )
+@idempotent
 def override(request: HttpRequest, match: str, request_id: str, body: OverrideIn) -> dict[str, Any]:
     user = request.auth  # type: ignore[attr-defined]
     return deciding.do_override(user, match, request_id, body.status, body.reason)

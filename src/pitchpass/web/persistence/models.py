@@ -315,3 +315,19 @@ class SentForm(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["once", "fingerprint"], name="one_form_once")
         ]
+
+
+class RetriedAnswer(models.Model):
+    """The answer to an API call sent with an Idempotency-Key: a retry with the same key
+    and the same call gets it again instead of acting twice. `status` 0 while the first
+    is still being answered."""
+
+    user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=100)
+    fingerprint = models.CharField(max_length=64)  # sha256 of method, path and body
+    status = models.PositiveSmallIntegerField(default=0)
+    body = models.JSONField(null=True, blank=True)
+    when = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="one_answer_per_key")]
