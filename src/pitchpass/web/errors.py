@@ -30,6 +30,7 @@ class ErrorCode(StrEnum):
     )
     INTERNAL = "internal"  # 500: a fault of the server (logged)
     SOLVER_FAILED = "solver-failed"  # 503: the solver did not prove its answer in time
+    UNAVAILABLE = "unavailable"  # 503: the database cannot be reached just now
 
 
 STATUS = {
@@ -51,6 +52,7 @@ STATUS = {
     ErrorCode.CANNOT_OVERRIDE: 409,
     ErrorCode.INTERNAL: 500,
     ErrorCode.SOLVER_FAILED: 503,
+    ErrorCode.UNAVAILABLE: 503,
 }
 
 
@@ -67,3 +69,9 @@ class ServiceError(Exception):
 
     def as_json(self) -> dict[str, str]:
         return {"code": self.code.value, "message": self.message, "path": self.path}
+
+
+DATABASE_AWAY = (
+    "the database cannot be reached just now: what was asked was not done (a change is"
+    " all or nothing); try again in a moment"
+)

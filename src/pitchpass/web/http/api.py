@@ -17,6 +17,7 @@ from typing import Annotated, Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from ninja import Field, NinjaAPI, Schema
@@ -28,7 +29,7 @@ from ninja.security import SessionAuth as NinjaSessionAuth
 from pydantic import PlainValidator, StrictBool, StrictInt, WithJsonSchema
 
 from pitchpass.core import SolverFailed
-from pitchpass.web.errors import ErrorCode, ServiceError
+from pitchpass.web.errors import DATABASE_AWAY, ErrorCode, ServiceError
 from pitchpass.web.http import throttles
 from pitchpass.web.services import accounts, entries, retries
 from pitchpass.web.services import decisions as deciding
@@ -168,6 +169,17 @@ def internal(request: HttpRequest, exc: Exception) -> HttpResponse:
     log.error("%s %s failed", request.method, request.path, exc_info=exc)
     message = "the server failed to answer; the fault is logged"
     return _error(request, ServiceError(ErrorCode.INTERNAL, message))
+
+
+@api.exception_handler(OperationalError)
+@api.exception_handler(InterfaceError)
+def database_away(request: HttpRequest, exc: Exception) -> HttpResponse:
+    """The database went away (restarted, its connections cut): 503, and the next call
+    connects afresh (Django drops a connection that failed)."""
+    log.warning("%s %s: the database cannot be reached (%s)", request.method, request.path, exc)
+    answer = _error(request, ServiceError(ErrorCode.UNAVAILABLE, DATABASE_AWAY))
+    answer["Retry-After"] = "5"
+    return answer
 
 
 @api.exception_handler(RequestDataTooBig)

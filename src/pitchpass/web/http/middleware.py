@@ -5,12 +5,15 @@ its error shape here, not as a page."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 
-from pitchpass.web.errors import ErrorCode, ServiceError
+from pitchpass.web.errors import DATABASE_AWAY, ErrorCode, ServiceError
 from pitchpass.web.services.snapshot import read_once
 
 
@@ -31,7 +34,11 @@ class PageErrors:
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if not isinstance(exception, ServiceError) or request.path.startswith("/api/"):
+        if request.path.startswith("/api/"):
+            return None
+        if isinstance(exception, OperationalError | InterfaceError):  # the database went away
+            exception = ServiceError(ErrorCode.UNAVAILABLE, DATABASE_AWAY)
+        if not isinstance(exception, ServiceError):
             return None
         context = {"error": exception}
         return render(request, "pitchpass/error.html", context, status=exception.status)
@@ -69,3 +76,22 @@ class ReadOnce:
             return self.get_response(request)
         with read_once():
             return self.get_response(request)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """Django's last resort (urls.handler500), for faults outside any view (a middleware
+    reading the session, say): the database away is a 503 that says so; anything else a
+    500, in the API's error shape under /api/. Nothing here asks the database."""
+    fault = sys.exc_info()[1]
+    if isinstance(fault, OperationalError | InterfaceError):
+        error = ServiceError(ErrorCode.UNAVAILABLE, DATABASE_AWAY)
+        title = "The database cannot be reached"
+    else:
+        error = ServiceError(ErrorCode.INTERNAL, "the server failed to answer; the fault is logged")
+        title = "Something went wrong"
+    if request.path.startswith("/api/"):
+        return JsonResponse(error.as_json(), status=error.status)
+    page = render_to_string(
+        "pitchpass/unavailable.html", {"title": title, "message": error.message}
+    )
+    return HttpResponse(page, status=error.status)

@@ -36,3 +36,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include(page_patterns)),
 ]
+
+# Faults outside any view (a middleware reading the session from a database that went
+# away): middleware.server_error says what happened, in the page or the API's shape.
+handler500 = "pitchpass.web.http.middleware.server_error"
