@@ -285,6 +285,37 @@ def _serve(port: int) -> None:
         out.print("stopped")
 
 
+audit_app = typer.Typer(help="The audit of every change.", no_args_is_help=True)
+app.add_typer(audit_app, name="audit")
+
+
+@audit_app.command("verify")
+def audit_verify() -> None:
+    """Check the audit's chain: each entry sealed with the digest of the one before. Exit
+    1 naming the first entry edited, removed or reordered (or the newest ones removed)."""
+    _database()
+    from pitchpass.web.persistence.audit import verify
+
+    found = verify()
+    if found.broken is not None:
+        entry = found.broken
+        err.print(
+            f"error audit entry {entry.pk} ({entry.action} {entry.target}, "
+            f"{entry.when.isoformat(timespec='seconds')}) does not follow the {found.entries}"
+            " before it: it, or one before it, was edited, removed or reordered",
+            soft_wrap=True,
+        )
+        raise typer.Exit(EXIT_NOT_PROVEN)
+    if found.cut:
+        err.print(
+            f"error the audit ends after {found.entries} entries, but its head names others:"
+            " the newest entries were removed",
+            soft_wrap=True,
+        )
+        raise typer.Exit(EXIT_NOT_PROVEN)
+    out.print(f"audit intact: {found.entries} entries, each sealed with the one before")
+
+
 user_app = typer.Typer(help="Users of the web application and the API.", no_args_is_help=True)
 token_app = typer.Typer(help="API tokens.", no_args_is_help=True)
 app.add_typer(user_app, name="user")

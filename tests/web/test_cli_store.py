@@ -48,8 +48,8 @@ def test_load_leaves_a_match_changed_through_the_web_app_unless_replacing(tmp_pa
     with sqlite3.connect(tmp_path / "pitchpass.sqlite3") as db:  # as the API's change leaves it
         db.execute("UPDATE pitchpass_request SET crew = 1 WHERE key = 'r01'")
         db.execute(
-            'INSERT INTO pitchpass_auditentry ("when", action, match_id, target, username) '
-            "SELECT datetime('now'), 'change', id, 'r01', 'tv' FROM pitchpass_match"
+            'INSERT INTO pitchpass_auditentry ("when", action, match_id, target, username,'
+            " digest) SELECT datetime('now'), 'change', id, 'r01', 'tv', '' FROM pitchpass_match"
         )
     refused = pitchpass(tmp_path, "load", str(SEED))
     assert refused.returncode == 2 and "Traceback" not in refused.stderr

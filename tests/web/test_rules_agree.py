@@ -118,8 +118,8 @@ def test_once_all_is_published_the_access_list_holds_the_grids_crews(path: Path)
 
 
 def _clear() -> None:
-    """An empty database for the next generated scenario (ids repeat across them)."""
-    m.AuditEntry.objects.all().delete()
+    """An empty database for the next generated scenario (ids repeat across them). The
+    audit stays: it is append-only, and its entries name the old matches by their ids."""
     m.Match.objects.all().delete()  # its requests, incidents and runs with it
     m.Venue.objects.all().delete()
     m.Competition.objects.all().delete()

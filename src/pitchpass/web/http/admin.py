@@ -199,19 +199,9 @@ def _touch(request: HttpRequest, obj: Model, before: Any, after: Any, bump: bool
     touched = matches_touched(obj)
     if bump:
         touched.update(version=F("version") + 1)
-    target = f"{obj._meta.model_name} {getattr(obj, 'key', obj.pk)}"[:200]
-    m.AuditEntry.objects.bulk_create(
-        m.AuditEntry(
-            user=request.user if isinstance(request.user, User) else None,
-            username=request.user.get_username(),
-            action="admin",
-            match=match,
-            target=target,
-            before=before,
-            after=after,
-        )
-        for match in list[m.Match | None](touched) or [None]  # in no match: one entry all the same
-    )
+    target = f"{obj._meta.model_name} {getattr(obj, 'key', obj.pk)}"
+    user = request.user if isinstance(request.user, User) else None
+    admin_checks.record_edit(user, list(touched), target, before, after)
 
 
 def _really_changed(form: Any) -> list[str]:

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import User
-
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence.store import UNSAFE
@@ -24,31 +22,6 @@ def changed(match: m.Match) -> None:
     """Record that the match's decisions may now differ (the caller holds the lock)."""
     m.Match.objects.filter(pk=match.pk).update(version=match.version + 1)
     match.version += 1
-
-
-COMMAND_LINE = "(command line)"  # who did it, in the audit, when no user of the app did
-
-
-def audit(
-    user: User | None,
-    action: str,
-    match: m.Match | None,
-    target: str,
-    before: Any,
-    after: Any,
-    username: str = "",
-) -> None:
-    """An audit entry; `username` when there is no user (COMMAND_LINE, or the name a
-    failed sign-in tried)."""
-    m.AuditEntry.objects.create(
-        user=user,
-        username=username,
-        action=action,
-        match=match,
-        target=target[:200],
-        before=before,
-        after=after,
-    )
 
 
 def stored_invalid(problem: Any) -> str:

@@ -233,32 +233,73 @@ class ApiToken(models.Model):
     last_used = models.DateTimeField(null=True, blank=True)  # to the minute
 
 
-class AuditEntry(models.Model):
-    """Every change: who, when, what, and the state before and after."""
+class AppendOnly(Exception):
+    """The audit is written once: its entries are never changed or removed."""
 
-    when = models.DateTimeField(auto_now_add=True)
+
+class AuditQuerySet(models.QuerySet["AuditEntry"]):
+    def update(self, **kwargs: Any) -> int:
+        raise AppendOnly("audit entries are never changed")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise AppendOnly("audit entries are never removed")
+
+
+class AuditEntry(models.Model):
+    """Every change: who, when, what, and the state before and after. Append-only (here,
+    and by a trigger on PostgreSQL), each entry sealed with the digest of the one before
+    (services.audit_chain): `pitchpass audit verify` finds the first entry edited,
+    removed or reordered. Its user and match are kept by id and name, even once deleted
+    (no cascade ever touches the audit)."""
+
+    when = models.DateTimeField()
     user = models.ForeignKey(
-        "auth.User", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        "auth.User",
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        null=True,
+        blank=True,
+        related_name="+",
     )
     # Who, by name, kept when the user is deleted: "(command line)" for `pitchpass load`
     # and the account commands, "" for an attempt by nobody known (a failed sign-in).
     username = models.CharField(max_length=150, blank=True, default="")
     action = models.CharField(max_length=40)
     match = models.ForeignKey(
-        Match, on_delete=models.SET_NULL, null=True, blank=True, related_name="audit"
+        Match,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        null=True,
+        blank=True,
+        related_name="audit",
     )
     target = models.CharField(max_length=200, blank=True, default="")
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)
+    digest = models.CharField(max_length=64, blank=True, default="")  # sha256 hex
+
+    objects = AuditQuerySet.as_manager()
 
     class Meta:
         ordering = ["when", "pk"]
         verbose_name_plural = "audit entries"
 
     def save(self, *args: Any, **kwargs: Any) -> None:
-        if self.user is not None and not self.username:
-            self.username = self.user.get_username()
+        if self.pk is not None:
+            raise AppendOnly("audit entries are never changed")
         super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise AppendOnly("audit entries are never removed")
+
+
+class AuditHead(models.Model):
+    """The digest of the newest audit entry (one row): taken with the lock by each new
+    entry, so that entries are chained one after another, and so that removing the newest
+    ones is seen too."""
+
+    digest = models.CharField(max_length=64, blank=True, default="")
+    entries = models.PositiveBigIntegerField(default=0)
 
 
 class DecisionRun(models.Model):

@@ -19,6 +19,7 @@ from django.db.models import ProtectedError, QuerySet
 from pitchpass.core import Problem, Scenario, ScenarioInvalid, check_document, load_document
 from pitchpass.core.model import DEFAULT_PHASES, Phase
 from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence.audit import COMMAND_LINE, audit
 
 
 @dataclass(frozen=True)
@@ -209,15 +210,8 @@ def _record(scenario: Scenario, before: dict[str, dict[str, Any]], replace: bool
             sent = _requests_changed(before.get(match.id), after)
             row.requests.filter(key__in=sent).update(changed_in=row.version + 1)
         changed.append(match.id)
-        m.AuditEntry.objects.create(
-            user=None,
-            username="(command line)",  # `pitchpass load`, by whoever runs the server
-            action="load",
-            match=row,
-            target=match.id,
-            before=before.get(match.id),
-            after=after,
-        )
+        # `pitchpass load`, by whoever runs the server.
+        audit(None, "load", row, match.id, before.get(match.id), after, COMMAND_LINE)
     if refused:
         raise LoadRefused(refused)
     return changed

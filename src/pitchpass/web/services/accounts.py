@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
-from pitchpass.web.persistence.changes import COMMAND_LINE, audit
+from pitchpass.web.persistence.audit import COMMAND_LINE, audit
 
 ROLE_NAMES = [role for role, _ in m.ROLES]
 ORG_KIND = {"officer": ("club",), "media": ("broadcaster", "producer", "agency", "other")}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db.models import Model, Q
 
 from pitchpass.core import ScenarioInvalid, load_document
@@ -24,6 +25,7 @@ from pitchpass.core.policy import beyond_override, club_names
 from pitchpass.core.problems import Problem
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
+from pitchpass.web.persistence.audit import audit
 
 SHOWN = 8  # problems listed in one refusal; the count says if there were more
 
@@ -161,3 +163,12 @@ def new_problems(recheck: Recheck) -> list[str]:
     new = sorted(shown for where, shown in recheck.found.items() if where not in before)
     more = [f"and {len(new) - SHOWN} more"] if len(new) > SHOWN else []
     return new[:SHOWN] + more
+
+
+def record_edit(
+    user: User | None, matches: list[m.Match], target: str, before: Any, after: Any
+) -> None:
+    """An admin's edit in the audit: an entry for each match it touches (one all the same
+    if it touches none)."""
+    for match in list[m.Match | None](matches) or [None]:
+        audit(user, "admin", match, target, before, after)

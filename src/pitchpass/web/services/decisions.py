@@ -44,7 +44,8 @@ from pitchpass.core.report import match_json
 from pitchpass.core.room import Room, room_for
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
-from pitchpass.web.persistence.changes import audit, changed, check_text
+from pitchpass.web.persistence.audit import audit
+from pitchpass.web.persistence.changes import changed, check_text
 from pitchpass.web.services import access
 from pitchpass.web.services.access import check_manages, managed
 from pitchpass.web.services.snapshot import lasting, once, requests_of, scenario_of

@@ -22,9 +22,9 @@ from pitchpass.core.policy import occupant_club
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
+from pitchpass.web.persistence.audit import audit
 from pitchpass.web.persistence.changes import (
     ID_LENGTH,
-    audit,
     changed,
     check_id,
     check_text,

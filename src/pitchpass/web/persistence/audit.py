@@ -1,0 +1,88 @@
+"""The audit: append-only, each entry sealed with the digest of the one before, so that
+`pitchpass audit verify` finds the first entry edited, removed or reordered. Every change
+to a match and every account event is written here (audit), one after another (the
+chain's head row is locked until the transaction ends)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from pitchpass.web.persistence import models as m
+
+COMMAND_LINE = "(command line)"  # who did it, in the audit, when no user of the app did
+
+
+def audit(
+    user: User | None,
+    action: str,
+    match: m.Match | None,
+    target: str,
+    before: Any,
+    after: Any,
+    username: str = "",
+) -> m.AuditEntry:
+    """An audit entry, sealed with the digest of the one before (audit_chain); `username`
+    when there is no user (COMMAND_LINE, or the name a failed sign-in tried). Takes the
+    chain's lock until the transaction ends: entries are written one after another."""
+    with transaction.atomic():
+        head = m.AuditHead.objects.select_for_update().filter(pk=1).first()
+        if head is None:
+            head = m.AuditHead.objects.create(pk=1)
+        entry = m.AuditEntry(
+            when=timezone.now(),
+            user=user,
+            username=username or (user.get_username() if user is not None else ""),
+            action=action,
+            match=match,
+            target=target[:200],
+            before=before,
+            after=after,
+        )
+        entry.digest = seal(head.digest, entry)
+        entry.save()
+        m.AuditHead.objects.filter(pk=1).update(digest=entry.digest, entries=head.entries + 1)
+        return entry
+
+
+def seal(previous: str, entry: m.AuditEntry) -> str:
+    """The entry's digest: sha256 of the one before and of what the entry says."""
+    said = {
+        "when": entry.when.astimezone(UTC).isoformat(),
+        "user": entry.user_id,
+        "username": entry.username,
+        "action": entry.action,
+        "match": entry.match_id,
+        "target": entry.target,
+        "before": entry.before,
+        "after": entry.after,
+    }
+    text = json.dumps(said, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(f"{previous}\n{text}".encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Verified:
+    entries: int
+    broken: m.AuditEntry | None  # the first entry whose seal does not hold
+    cut: bool  # the newest entries were removed (the head names an entry not there)
+
+
+def verify() -> Verified:
+    """Walk the chain from the first entry: each seal must be the digest of the one before
+    and of what the entry says, and the last must be the head's."""
+    previous, count = "", 0
+    for entry in m.AuditEntry.objects.order_by("pk").iterator():
+        if entry.digest != seal(previous, entry):
+            return Verified(count, entry, False)
+        previous, count = entry.digest, count + 1
+    head = m.AuditHead.objects.filter(pk=1).first()
+    cut = head is not None and (head.digest != previous or head.entries != count)
+    return Verified(count, None, cut)

@@ -1,0 +1,82 @@
+"""A tamper-evident audit (issue 10): entries are append-only (the model refuses to change
+or remove one; on PostgreSQL the database too), each sealed with the digest of the one
+before; `pitchpass audit verify` names the first entry edited, removed or reordered, and
+sees the newest ones removed, exit 1."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.db import DatabaseError, connection, transaction
+
+from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence.audit import audit, verify
+from pitchpass.web.persistence.models import AppendOnly
+
+pytestmark = pytest.mark.django_db
+SEED = Path(__file__).parents[2] / "scenarios" / "manchester-derby-2017.yaml"
+
+
+def test_entries_are_never_changed_or_removed() -> None:
+    entry = audit(None, "test", None, "t", None, {"n": 1}, "(command line)")
+    entry.target = "other"
+    with pytest.raises(AppendOnly):
+        entry.save()
+    with pytest.raises(AppendOnly):
+        entry.delete()
+    with pytest.raises(AppendOnly):
+        m.AuditEntry.objects.filter(pk=entry.pk).update(target="other")
+    with pytest.raises(AppendOnly):
+        m.AuditEntry.objects.all().delete()
+    assert verify().entries == 1 and verify().broken is None and not verify().cut
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a PostgreSQL trigger")
+def test_postgresql_itself_refuses_to_change_an_entry() -> None:
+    audit(None, "test", None, "t", None, None, "(command line)")
+    for statement in (
+        "UPDATE pitchpass_auditentry SET target = 'forged'",
+        "DELETE FROM pitchpass_auditentry",
+    ):
+        with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(statement)
+    assert verify().broken is None
+
+
+def _pitchpass(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PITCHPASS_HOME=str(home))
+    env.pop("DATABASE_URL", None)
+    return subprocess.run(
+        [sys.executable, "-m", "pitchpass", *args], capture_output=True, text=True, env=env
+    )
+
+
+def test_verify_names_the_first_entry_tampered_with(tmp_path: Path) -> None:
+    """On SQLite (no trigger there), rows edited, removed or reordered behind the app's
+    back are found."""
+    assert _pitchpass(tmp_path, "load", str(SEED)).returncode == 0
+    for name in ("ed", "al", "jo"):
+        added = _pitchpass(
+            tmp_path, "user", "add", name, "--role", "steward", "--password", "a-long-phrase-1"
+        )
+        assert added.returncode == 0, added.stderr
+    intact = _pitchpass(tmp_path, "audit", "verify")
+    assert intact.returncode == 0 and "audit intact: 4 entries" in intact.stdout
+    database = tmp_path / "pitchpass.sqlite3"
+    with sqlite3.connect(database) as db:
+        db.execute("UPDATE pitchpass_auditentry SET target = 'mallory' WHERE target = 'al'")
+    edited = _pitchpass(tmp_path, "audit", "verify")
+    assert edited.returncode == 1 and "Traceback" not in edited.stderr
+    assert (
+        "(user-add mallory" in edited.stderr and "does not follow the 2 before it" in edited.stderr
+    )
+    with sqlite3.connect(database) as db:
+        db.execute("UPDATE pitchpass_auditentry SET target = 'al' WHERE target = 'mallory'")
+        db.execute("DELETE FROM pitchpass_auditentry WHERE target = 'jo'")
+    cut = _pitchpass(tmp_path, "audit", "verify")
+    assert cut.returncode == 1 and "the newest entries were removed" in cut.stderr
