@@ -285,6 +285,36 @@ def _serve(port: int) -> None:
         out.print("stopped")
 
 
+@app.command()
+def backup(
+    file: Annotated[Path, typer.Argument(help="Where to write it (JSON).", show_default=False)],
+) -> None:
+    """Write everything the app keeps to FILE, in one snapshot (safe while serving)."""
+    _database()
+    from pitchpass.web.persistence.backup import backup as write
+
+    out.print(f"backed up {write(file)} rows to {file}")
+
+
+@app.command()
+def restore(
+    file: Annotated[Path, typer.Argument(help="A backup (JSON).", show_default=False)],
+) -> None:
+    """Put a backup back into an empty database (SQLite or PostgreSQL), all or nothing."""
+    _database()
+    from django.core.serializers.base import DeserializationError
+
+    from pitchpass.web.persistence.backup import NotEmpty
+    from pitchpass.web.persistence.backup import restore as read
+
+    try:
+        rows = read(file)
+    except (OSError, ValueError, NotEmpty, DeserializationError) as error:
+        err.print(f"error {error}", soft_wrap=True)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    out.print(f"restored {rows} rows from {file}")
+
+
 audit_app = typer.Typer(help="The audit of every change.", no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
 

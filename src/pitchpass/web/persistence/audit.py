@@ -55,7 +55,8 @@ def audit(
 def seal(previous: str, entry: m.AuditEntry) -> str:
     """The entry's digest: sha256 of the one before and of what the entry says."""
     said = {
-        "when": entry.when.astimezone(UTC).isoformat(),
+        # To the millisecond: as a backup (Django's JSON) keeps times.
+        "when": entry.when.astimezone(UTC).isoformat(timespec="milliseconds"),
         "user": entry.user_id,
         "username": entry.username,
         "action": entry.action,
