@@ -60,6 +60,7 @@ def test_a_backup_restored_into_an_empty_database_is_the_same(tmp_path: Path) ->
     saved = tmp_path / "backup.json"
     backed = _run(first, "-m", "pitchpass", "backup", str(saved))
     assert backed.returncode == 0 and "backed up" in backed.stdout, backed.stderr
+    assert saved.stat().st_mode & 0o777 == 0o600  # password hashes: its owner's alone
     restored = _run(second, "-m", "pitchpass", "restore", str(saved))
     assert restored.returncode == 0 and "restored" in restored.stdout, restored.stderr
     before = json.loads(_run(first, "-c", STATE.format(match=MATCH)).stdout)
@@ -70,6 +71,11 @@ def test_a_backup_restored_into_an_empty_database_is_the_same(tmp_path: Path) ->
     again = _run(second, "-m", "pitchpass", "restore", str(saved))  # not over one in use
     assert again.returncode == 2 and "not empty" in again.stderr
     assert "Traceback" not in again.stderr
+    used = tmp_path / "used"  # a database with only a user in it is in use too
+    assert _run(used, "-m", "pitchpass", "user", "add", "root", "--role", "admin",
+                "--password", "a-long-phrase-9").returncode == 0  # fmt: skip
+    over = _run(used, "-m", "pitchpass", "restore", str(saved))
+    assert over.returncode == 2 and "not empty" in over.stderr
     junk = tmp_path / "junk.json"
     junk.write_text('{"not": "a backup"}')
     refused = _run(tmp_path / "third", "-m", "pitchpass", "restore", str(junk))

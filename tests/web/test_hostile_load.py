@@ -47,6 +47,13 @@ def _org_name(value: str) -> Any:
     return change
 
 
+def _incident_text(value: str) -> Any:
+    def change(document: dict[str, Any]) -> None:
+        document["incidents"][0]["what"] = value
+
+    return change
+
+
 @pytest.mark.parametrize(
     ("change", "path", "said"),
     [
@@ -55,8 +62,9 @@ def _org_name(value: str) -> Any:
         (_request_id("r\x071"), "requests[0].id", "control"),
         (_request_id("r" * 101), "requests[0].id", "at most 100 characters, not 101"),
         (_org_name("n" * 201), "organisations[0].name", "at most 200 characters, not 201"),
+        (_incident_text("a\x00b"), "incidents[0].what", "cannot hold a NUL"),
     ],
-    ids=["slash", "bidi", "control", "long-id", "long-name"],
+    ids=["slash", "bidi", "control", "long-id", "long-name", "nul-text"],
 )
 def test_what_cannot_be_kept_or_named_is_refused_at_load(change, path: str, said: str) -> None:
     with pytest.raises(ScenarioInvalid) as refused:

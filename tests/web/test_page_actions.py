@@ -1295,3 +1295,21 @@ def test_a_rivals_unpublished_requests_never_move_a_producers_hint(site) -> None
     assert int(left(officer)) == int(officer_before) - 9  # the officer counts every request
     assert admin.delete(f"/api/matches/{MATCH}/requests/rival").status_code == 204
     assert left(docs) == before
+
+
+def test_the_officers_hint_follows_a_decision_by_hand(site) -> None:
+    """The hint's places are kept per match version and run: an override (a new run, the
+    same version) is counted at once."""
+    officer = signed_in("officer")
+    officer.post(f"{BOARD}decide/")
+    asked = {"zone": "pitch-side", "phases": ["pre-match"], "crew": "1"}
+
+    def left() -> int:
+        hint = officer.get(f"{BOARD}room/", asked).content.decode()
+        found = re.search(r"pitch-side, pre-match: (\d+) of 30 places left", hint)
+        assert found is not None, hint
+        return int(found[1])
+
+    before = left()
+    officer.post(f"{BOARD}requests/r27/override/", {"status": "refused", "reason": "no room"})
+    assert left() == before + 8  # Sky Sports' crew of 8, refused by hand

@@ -41,3 +41,26 @@ def test_wrong_tokens_from_one_address_are_refused_after_the_rate(api, settings)
     assert refused.status_code == 429 and "too many wrong tokens" in refused.json()["message"]
     right = api["bt"].get("/api/matches", REMOTE_ADDR="10.1.1.2")
     assert right.status_code == 200  # another address with its right token
+
+
+def test_behind_a_proxy_each_client_counts_apart(api, settings) -> None:
+    """With a trusted proxy in front (PITCHPASS_PROXIES=1, production's default), wrong
+    tokens are counted per client as the proxy saw it, not for everyone at the proxy's
+    address; what a client writes into X-Forwarded-For itself is not believed."""
+    settings.PITCHPASS_PROXIES = 1
+    settings.PITCHPASS_API_BAD_TOKEN_RATE = "2/m"
+
+    def guess(forwarded: str) -> int:
+        return (
+            Client(
+                HTTP_AUTHORIZATION="Bearer not-a-token",
+                REMOTE_ADDR="10.9.9.9",  # the proxy
+                HTTP_X_FORWARDED_FOR=forwarded,
+            )
+            .get("/api/matches")
+            .status_code
+        )
+
+    assert [guess("203.0.113.5") for _ in range(3)] == [401, 401, 429]
+    assert guess("198.51.100.7") == 401  # another client behind the same proxy
+    assert guess("1.1.1.1, 203.0.113.5") == 429  # a forged first hop changes nothing

@@ -77,6 +77,16 @@ ALLOWED_HOSTS = [
     )
     if host.strip()
 ]
+# Proxies in front that add the client's address to X-Forwarded-For (1 in production,
+# behind its HTTPS proxy; none otherwise): the address the lockout, the rates and the
+# audit count is then the one the last trusted proxy saw, not the proxy's own, and one a
+# client writes into the header itself is never believed.
+PITCHPASS_PROXIES = int(os.environ.get("PITCHPASS_PROXIES", "1" if PRODUCTION else "0"))
+NINJA_NUM_PROXIES = PITCHPASS_PROXIES
+AXES_IPWARE_PROXY_COUNT = PITCHPASS_PROXIES or None
+AXES_IPWARE_META_PRECEDENCE_ORDER = (
+    ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"] if PITCHPASS_PROXIES else ["REMOTE_ADDR"]
+)
 if PRODUCTION:
     SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
     SECURE_SSL_REDIRECT = True

@@ -112,22 +112,21 @@ def idempotent(view: Callable[..., Any]) -> Callable[..., Any]:
             return view(request, *args, **kwargs)
         user = request.auth  # type: ignore[attr-defined]
         mark = retries.fingerprint(request.method or "", request.path, request.body)
-        found = retries.begin(user, key, mark, timezone.now())
-        if found is not None:
-            status, body = found
-            replayed = JsonResponse(body, status=status, safe=False)
-            replayed["Idempotent-Replayed"] = "true"
-            return replayed
-        try:
+        # One transaction: the key, the call's effects and its answer are kept together or
+        # not at all (a crash or a lost database leaves the key free for the retry).
+        with retries.together():
+            found = retries.begin(user, key, mark, timezone.now())
+            if found is not None:
+                status, body = found
+                replayed = JsonResponse(body, status=status, safe=False)
+                replayed["Idempotent-Replayed"] = "true"
+                return replayed
             answer = view(request, *args, **kwargs)
-        except BaseException:
-            retries.let_go(user, key)  # nothing was done: a retry acts afresh
-            raise
-        if isinstance(answer, Status):
-            retries.keep(user, key, answer.status_code, answer.value)
-        else:
-            retries.keep(user, key, 200, answer)
-        return answer
+            if isinstance(answer, Status):
+                retries.keep(user, key, answer.status_code, answer.value)
+            else:
+                retries.keep(user, key, 200, answer)
+            return answer
 
     return once
 

@@ -14,10 +14,11 @@ class HttpConfig(AppConfig):
         """Signing in and out, and failing to, go to the audit (services.accounts)."""
         from django.contrib.auth import signals
 
+        from pitchpass.web.http.throttles import client_address
         from pitchpass.web.services import accounts
 
         def address(request: Any) -> str:
-            return str(getattr(request, "META", {}).get("REMOTE_ADDR", ""))
+            return client_address(request) if request is not None else ""
 
         def signed_in(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
             accounts.record_sign_in(user, address(request))
@@ -26,6 +27,8 @@ class HttpConfig(AppConfig):
             accounts.record_sign_out(user, address(request))
 
         def failed(sender: Any, credentials: Any, request: Any = None, **kwargs: Any) -> None:
+            if getattr(request, "axes_locked_out", False):
+                return  # refused by the lockout, not tried: its attempts are axes's record
             accounts.record_failed_sign_in(str(credentials.get("username", "")), address(request))
 
         signals.user_logged_in.connect(signed_in, weak=False, dispatch_uid="pitchpass-sign-in")

@@ -7,6 +7,7 @@ at each call (settings.py; tests change them)."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from django.conf import settings
@@ -17,18 +18,26 @@ from ninja.throttling import AuthRateThrottle, BaseThrottle
 from pitchpass.web.errors import ErrorCode, ServiceError
 
 
-class Limit(AuthRateThrottle):
-    """Per user (per address before signing in), at the rate a setting names."""
+class Limit(BaseThrottle):
+    """Per user (per address before signing in), at the rate a setting names. ninja keeps
+    one throttle for every call, and the server answers on several threads: each call
+    is counted by a throttle of its own (ninja's AuthRateThrottle keeps the call's key and
+    history on itself between reading and writing them), kept for its thread."""
 
     def __init__(self, setting: str, scope: str) -> None:
         self.setting, self.scope = setting, scope
-        super().__init__(getattr(settings, setting))
+        self.mine = threading.local()
 
     def allow_request(self, request: HttpRequest) -> bool:
-        self.rate = getattr(settings, self.setting)
-        self.num_requests, self.duration = self.parse_rate(self.rate)
-        allowed: bool = super().allow_request(request)
+        counter = AuthRateThrottle(getattr(settings, self.setting))
+        counter.scope = self.scope
+        self.mine.counter = counter
+        allowed: bool = counter.allow_request(request)
         return allowed
+
+    def wait(self) -> float | None:
+        counter = getattr(self.mine, "counter", None)
+        return counter.wait() if counter is not None else None
 
 
 CALLS: list[BaseThrottle] = [Limit("PITCHPASS_API_RATE", "calls")]
@@ -62,4 +71,15 @@ def _bad_token_rate() -> tuple[int, int]:
 
 
 def _key(request: HttpRequest) -> Any:
-    return f"pitchpass-bad-token:{request.META.get('REMOTE_ADDR', '')}"
+    return f"pitchpass-bad-token:{client_address(request)}"
+
+
+def client_address(request: HttpRequest) -> str:
+    """Where a call came from: with PITCHPASS_PROXIES trusted proxies in front, the
+    address the last of them added to X-Forwarded-For; else the connection's own."""
+    proxies = int(getattr(settings, "PITCHPASS_PROXIES", 0))
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR")
+    if proxies and forwarded:
+        hops = [hop.strip() for hop in forwarded.split(",")]
+        return str(hops[-min(proxies, len(hops))])
+    return str(request.META.get("REMOTE_ADDR", ""))

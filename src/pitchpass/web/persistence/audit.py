@@ -78,12 +78,17 @@ class Verified:
 
 def verify() -> Verified:
     """Walk the chain from the first entry: each seal must be the digest of the one before
-    and of what the entry says, and the last must be the head's."""
+    and of what the entry says, up to the head as it was when the walk began (entries
+    written during the walk are for the next one); fewer entries than the head counts,
+    or another last digest, and the newest were removed."""
+    head = m.AuditHead.objects.filter(pk=1).first()
+    expected = head.entries if head is not None else None
     previous, count = "", 0
     for entry in m.AuditEntry.objects.order_by("pk").iterator():
+        if expected is not None and count == expected:
+            break  # written after the walk began
         if entry.digest != seal(previous, entry):
             return Verified(count, entry, False)
         previous, count = entry.digest, count + 1
-    head = m.AuditHead.objects.filter(pk=1).first()
-    cut = head is not None and (head.digest != previous or head.entries != count)
+    cut = head is not None and (count != head.entries or previous != head.digest)
     return Verified(count, None, cut)

@@ -11,6 +11,7 @@ from io import StringIO
 from pathlib import Path
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.core import serializers
 from django.core.management import call_command
 from django.db import connection, transaction
@@ -54,6 +55,9 @@ def backup(path: Path) -> int:
         call_command("dumpdata", *KEPT, format="json", indent=None, stdout=out)
     rows: list[Any] = json.loads(out.getvalue())
     document = {"pitchpass-backup": 1, "rows": rows}
+    # It holds password hashes and the audit: readable by its owner alone.
+    path.touch(mode=0o600, exist_ok=True)
+    path.chmod(0o600)
     path.write_text(json.dumps(document, ensure_ascii=False))
     return len(rows)
 
@@ -63,7 +67,8 @@ def restore(path: Path) -> int:
     document = json.loads(path.read_text())
     if not isinstance(document, dict) or document.get("pitchpass-backup") != 1:
         raise ValueError(f"{path}: not a pitchpass backup")
-    if m.Match.objects.exists() or m.AuditEntry.objects.exists() or m.Profile.objects.exists():
+    in_use = (m.Match, m.AuditEntry, m.Profile, m.Organisation, User)
+    if any(model.objects.exists() for model in in_use):
         raise NotEmpty("the database is not empty: restore into a new one")
     rows = document["rows"]
     with transaction.atomic():

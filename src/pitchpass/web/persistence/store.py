@@ -156,7 +156,10 @@ def _not_storable(document: dict[str, Any]) -> list[Problem]:
                 found += [(f"venues[{n}].{part}[{k}].id", entry.get("id"), "id")]
                 found += [(f"venues[{n}].{part}[{k}].name", entry.get("name"), "name")]
     most = {"id": ID_LENGTH, "name": NAME_LENGTH, "tier": TIER_LENGTH, "rule": RULE_LENGTH}
-    problems = []
+    problems = [
+        Problem(path, "text cannot hold a NUL character (PostgreSQL cannot keep one)")
+        for path in _with_nul(document, "")
+    ]
     for path, value, what in found:
         if not isinstance(value, str):
             continue  # absent, or the core has said what is wrong with it
@@ -167,6 +170,17 @@ def _not_storable(document: dict[str, Any]) -> list[Problem]:
                 Problem(path, 'an id cannot hold "/", a control or a bidirectional character')
             )
     return problems
+
+
+def _with_nul(value: Any, path: str) -> list[str]:
+    """The places of the texts holding a NUL character (what an incident says, say)."""
+    if isinstance(value, str):
+        return [path] if "\x00" in value else []
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _with_nul(v, f"{path}.{k}".lstrip("."))]
+    if isinstance(value, list):
+        return [p for n, v in enumerate(value) for p in _with_nul(v, f"{path}[{n}]")]
+    return []
 
 
 def storable(value: str | datetime | None) -> bool:

@@ -357,7 +357,8 @@ def room(
         scenario, overridden = _as_it_stands(match, leaving_out)
         return _places(scenario, overridden.result, match.key)
 
-    key = ("room", match.pk, match.version, "all", leaving_out)
+    run = latest_run(match)  # its overrides count: a decide or an override moves no version
+    key = ("room", match.pk, match.version, run.pk if run else 0, "all", leaving_out)
     return _room_of(lasting(key, places), zone, phases, crew)
 
 

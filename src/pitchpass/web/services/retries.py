@@ -65,6 +65,8 @@ def keep(user: User, key: str, status: int, body: Any) -> None:
     m.RetriedAnswer.objects.filter(user=user, key=key).update(status=status, body=body)
 
 
-def let_go(user: User, key: str) -> None:
-    """The first call failed: a retry with the key acts afresh."""
-    m.RetriedAnswer.objects.filter(user=user, key=key, status=0).delete()
+def together() -> Any:
+    """The transaction a keyed call runs in, from its key to its answer: a failure (an
+    error, a crash, the database lost) undoes the key with the call, so a retry acts
+    afresh; a twin sent at the same moment waits on the key, then gets the answer."""
+    return transaction.atomic()
