@@ -41,6 +41,7 @@ test-postgres: install
 	DATABASE_URL=$(PG_URL) $(BIN)/pytest tests/web -m "not slow"
 
 bench: install
+	$(BIN)/pip install --quiet -e '.[dev,bench]'  # PuLP, the baseline
 	$(BIN)/python benchmarks/decide_season.py
 
 clean:
