@@ -549,9 +549,14 @@ def _policy_grants(
     """The scenario and the run's grants that were the policy's choice, or None where
     there is nothing to explain: no run, nothing refused, first-come (each request in
     turn: what came first got in), or a match as stored that no longer decides. Grants
-    by hand and those published before the run are not the policy's choice."""
+    by hand and those published before the run are not the policy's choice. Worked out
+    once per run while a page is read (the board asks for names and for notes)."""
     if run is None or not refused:
         return None
+    return once(f"policy-grants:{run.pk}", match, lambda: _the_policys(match, run))
+
+
+def _the_policys(match: m.Match, run: m.DecisionRun) -> tuple[Scenario, list[str]] | None:
     try:
         scenario = scenario_of(match)
     except ServiceError:

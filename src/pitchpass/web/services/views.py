@@ -339,7 +339,7 @@ def _rows(
                 tier=(decision or {}).get("tier") or "",
                 reasons=reasons,
                 by_hand=r["by_hand"],
-                consent_zone=bool(request.zone.occupant) and not request.revoked,
+                consent_zone=not request.revoked and _clubs_room(match, request.zone.occupant),
                 consent=[o.name for o in request.consent.all()],
                 consent_refused=request.key in refused,
                 consent_mine=request.zone.key in mine,
@@ -466,12 +466,17 @@ def _consent_refused(match: m.Match) -> set[str]:
     return refused
 
 
+def _clubs_room(match: m.Match, occupant: str | None) -> bool:
+    """Whether a zone is a club's own room, where consent counts (the core's rule)."""
+    return occupant_club(occupant or None, match.home.key, match.away.key) is not None
+
+
 def _consent_zones(user: User, match: m.Match) -> set[str]:
     """The zones whose consent this user gives: its club's own rooms (admin: all)."""
     who = access.profile(user)
     zones = _zones(match)
     if who.role == "admin":
-        return {z["id"] for z in zones if z.get("occupant")}
+        return {z["id"] for z in zones if _clubs_room(match, z.get("occupant"))}
     if who.role != "officer" or who.organisation is None:
         return set()
     mine = who.organisation.key
