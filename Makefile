@@ -4,15 +4,23 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test test-postgres lint bench clean
+.PHONY: install demo test test-postgres lint bench lock clean
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# The versions CI tested, from requirements.lock (`make lock` writes it anew from
+# pyproject.toml's ranges); then pitchpass itself, whose dependencies are all there.
+$(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -r requirements.lock
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
+
+lock:
+	$(BIN)/pip install --quiet pip-tools
+	$(BIN)/pip-compile --quiet --strip-extras --no-emit-index-url --no-emit-find-links \
+		--extra dev --output-file requirements.lock pyproject.toml
 
 # Migrates, loads the seed match (moved to this week), prints a user per role, serves.
 DEMO_PORT ?= 8000

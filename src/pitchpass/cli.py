@@ -250,19 +250,37 @@ def export(
 @app.command()
 def serve(
     port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1.")] = 8000,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            min=1,
+            max=64,
+            help="Worker processes. 1: waitress, one process with 8 threads (no setup). "
+            "More: gunicorn, each with 4 threads, database connections kept 60 s, and the "
+            "API's rates counted in the database (or PITCHPASS_CACHE_URL) for all of them.",
+        ),
+    ] = 1,
 ) -> None:
     """Serve the pages and the API on 127.0.0.1; prepares the database first."""
     _check_port(port)
+    if workers > 1:
+        # Before Django reads its settings: what every worker must share, or may keep.
+        os.environ.setdefault("PITCHPASS_CACHE_URL", "database")
+        os.environ.setdefault("PITCHPASS_CONN_MAX_AGE", "60")
     _database()
-    _serve(port)
+    if workers > 1:
+        _serve_workers(port, workers)
+    else:
+        _serve(port)
 
 
 def _check_port(port: int) -> None:
     import socket
 
     with socket.socket() as probe:
-        # As the server binds (waitress reuses the address): a port left in TIME_WAIT by a
-        # crash is free to serve on; one another process listens on is still refused.
+        # As the server binds (waitress and gunicorn reuse the address): a port left in
+        # TIME_WAIT by a crash is free to serve on; one another process listens on is not.
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(("127.0.0.1", port))
@@ -283,6 +301,24 @@ def _serve(port: int) -> None:
         wsgi_serve(application, host="127.0.0.1", port=port, threads=8, ident="pitchpass")
     except KeyboardInterrupt:
         out.print("stopped")
+
+
+def _serve_workers(port: int, workers: int) -> None:
+    """Gunicorn: `workers` processes forked from this one, 4 threads each. Nothing a
+    request needs stays in a process (the match lock, the rates and the sessions are in
+    the database), so the workers, and servers on other ports, act as one."""
+    from django.db import connections
+
+    from pitchpass.web.workers import run
+
+    connections.close_all()  # a connection must never be shared by forked workers
+    out.print(
+        f"pitchpass at http://127.0.0.1:{port}/  ({workers} workers; API docs: /api/docs;"
+        " Ctrl+C stops)"
+    )
+    sys.stdout.flush()
+    run(port, workers)
+    out.print("stopped")
 
 
 @app.command()

@@ -434,3 +434,30 @@ def test_renaming_or_adding_an_organisation_leaves_the_runs_current(admin_client
     assert m.Organisation.objects.get(key="bbc-sport").name == "BBC"
     assert m.Match.objects.get(key=MATCH).version == version  # publish needs no new decide
     assert m.AuditEntry.objects.filter(action="admin", target="organisation bbc-sport").exists()
+
+
+def test_a_submission_is_checked_against_the_match_as_an_admin_left_it(admin_client) -> None:
+    """What a request is checked against is kept between submissions (issue 10: no
+    export per submission) and moves on with an admin's edit: a zone renamed here is
+    unknown under its old id to the very next submission."""
+    from datetime import UTC, datetime
+
+    from pitchpass.web.errors import ServiceError
+    from pitchpass.web.services import entries
+
+    league = User.objects.get(username="league")
+    before_deadline = datetime(2017, 11, 1, tzinfo=UTC)
+
+    def submit(zone: str) -> str:
+        body = {"by": "bt-sport", "zone": zone, "phases": ["post-match"], "crew": 1}
+        return entries.do_submit_request(league, MATCH, body, before_deadline)
+
+    submit("mixed-zone")  # the match's frame is kept now
+    zone = m.Zone.objects.get(key="mixed-zone")
+    edited = admin_client.post(
+        f"/admin/pitchpass/zone/{zone.pk}/change/", zone_form(zone, key="mixed")
+    )
+    assert edited.status_code == 302
+    with pytest.raises(ServiceError, match=r'unknown zone of the match.s venue "mixed-zone"'):
+        submit("mixed-zone")
+    assert m.Request.objects.get(key=submit("mixed")).zone.key == "mixed"

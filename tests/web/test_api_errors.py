@@ -50,23 +50,46 @@ def test_a_solver_that_proves_nothing_is_503(api, monkeypatch) -> None:
     assert not m.DecisionRun.objects.exists()
 
 
+def _conflict(response) -> None:
+    assert response.status_code == 409, response.json()
+    message = response.json()["message"]
+    assert response.json()["code"] == "conflict" and "as stored" in message
+    assert "a league admin has to correct it" in message and "load" not in message
+
+
 def test_a_stored_match_the_core_rejects_is_a_conflict(api) -> None:
-    broken = m.Request.objects.get(match__key=MATCH, key="r31")
-    assert broken.position == 30  # requests[30]: not a problem of requests[3]
-    m.Request.objects.filter(pk=broken.pk).update(phases=["no-such-phase"])
+    """Its frame (a zone edited into nonsense behind the app's back): every change and
+    read is a conflict."""
+    m.Zone.objects.filter(key="tunnel").update(closed=["no-such-phase"])
     for response in (
         api["admin"].patch(
             f"/api/matches/{MATCH}/requests/r04", {"crew": 1}, content_type="application/json"
         ),
         post(api["officer"], "/decide"),
         api["bt"].get(f"/api/matches/{MATCH}/coverage"),
-        post(api["bt"], "/requests", {"zone": "tunnel", "phases": ["post-match"], "crew": 1}),
-        post(api["steward"], "/incidents", {"zone": "tunnel", "minute": 3}),
+        post(api["bt"], "/requests", {"zone": "pitch-side", "phases": ["post-match"], "crew": 1}),
+        post(api["steward"], "/incidents", {"zone": "pitch-side", "minute": 3}),
     ):
-        assert response.status_code == 409, response.json()
-        message = response.json()["message"]
-        assert response.json()["code"] == "conflict" and "as stored" in message
-        assert "a league admin has to correct it" in message and "load" not in message
+        _conflict(response)
+
+
+def test_a_broken_request_stops_decisions_not_other_requests(api) -> None:
+    """Another request edited into nonsense: deciding and coverage are a conflict; a new
+    request, a change or an incident is checked on its own against the match's frame
+    (issue 10: a submission does not export and check the whole match) and is taken."""
+    broken = m.Request.objects.get(match__key=MATCH, key="r31")
+    assert broken.position == 30  # requests[30]: not a problem of requests[3]
+    m.Request.objects.filter(pk=broken.pk).update(phases=["no-such-phase"])
+    _conflict(post(api["officer"], "/decide"))
+    _conflict(api["bt"].get(f"/api/matches/{MATCH}/coverage"))
+    changed = api["admin"].patch(
+        f"/api/matches/{MATCH}/requests/r04", {"crew": 1}, content_type="application/json"
+    )
+    assert changed.status_code == 200, changed.json()
+    sent = post(api["bt"], "/requests", {"zone": "tunnel", "phases": ["post-match"], "crew": 1})
+    assert sent.status_code == 201, sent.json()
+    logged = post(api["steward"], "/incidents", {"zone": "tunnel", "minute": 3})
+    assert logged.status_code == 201, logged.json()
 
 
 def test_anything_unforeseen_is_a_logged_500_in_the_same_shape(api, monkeypatch, caplog) -> None:

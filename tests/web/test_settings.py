@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pitchpass.web.settings import database
+from pitchpass.web.settings import cache, database
 
 
 def test_the_database_url_keeps_its_options(tmp_path: Path) -> None:
@@ -23,8 +23,21 @@ def test_the_database_url_keeps_its_options(tmp_path: Path) -> None:
     assert found["OPTIONS"] == {"sslmode": "require", "connect_timeout": "5"}
     assert (found["NAME"], found["USER"], found["PASSWORD"]) == ("desk", "u", "p@ss")
     assert (found["HOST"], found["PORT"], found["CONN_MAX_AGE"]) == ("db.example", "6432", 60)
-    with pytest.raises(ValueError, match="conn_max_age must be whole seconds"):
+    with pytest.raises(ValueError, match=r"conn_max_age .* must be whole seconds"):
         database("postgres://db/x?conn_max_age=soon", tmp_path)
+
+
+def test_the_cache_is_shared_when_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the API's rates are counted: this process's memory unless a shared place is
+    named (the two-server test shows the database's shared)."""
+    assert cache(None)["BACKEND"].endswith("LocMemCache")
+    assert cache("database")["LOCATION"] == "pitchpass_cache"
+    assert cache("redis://127.0.0.1:6379/2")["BACKEND"].endswith("RedisCache")
+    with pytest.raises(ValueError, match="must be `database` or a redis:// URL"):
+        cache("memcached://127.0.0.1")
+    monkeypatch.setenv("PITCHPASS_CONN_MAX_AGE", "60")  # as `serve --workers N` sets it
+    assert database("postgres://db/x", Path("."))["CONN_MAX_AGE"] == 60
+    assert database("postgres://db/x?conn_max_age=5", Path("."))["CONN_MAX_AGE"] == 5
 
 
 def _run(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

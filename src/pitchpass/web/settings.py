@@ -26,11 +26,14 @@ def database(url: str | None, home: Path) -> dict[str, object]:
     if parts.scheme not in ("postgres", "postgresql"):
         raise ValueError(f"DATABASE_URL must start with postgres://, not {parts.scheme}://")
     # The query's options go to the driver (`?sslmode=require&connect_timeout=5`), but
-    # conn_max_age, Django's own: how long a connection is kept (seconds; 0 by default).
+    # conn_max_age, Django's own: how long a connection is kept (seconds; else
+    # PITCHPASS_CONN_MAX_AGE, else 0: `pitchpass serve --workers N` keeps them 60 s).
     options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
-    keep = options.pop("conn_max_age", "0")
+    keep = options.pop("conn_max_age", os.environ.get("PITCHPASS_CONN_MAX_AGE", "0"))
     if not keep.isdigit():
-        raise ValueError(f"DATABASE_URL's conn_max_age must be whole seconds, not {keep!r}")
+        raise ValueError(
+            f"conn_max_age (PITCHPASS_CONN_MAX_AGE) must be whole seconds, not {keep!r}"
+        )
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": unquote(parts.path.lstrip("/")) or "pitchpass",
@@ -42,6 +45,24 @@ def database(url: str | None, home: Path) -> dict[str, object]:
         "CONN_MAX_AGE": int(keep),
         "CONN_HEALTH_CHECKS": True,
     }
+
+
+def cache(url: str | None) -> dict[str, object]:
+    """Django's CACHES["default"], where the API's rates are counted: in this process's
+    memory when PITCHPASS_CACHE_URL is unset (one server process); in the database's
+    table `pitchpass_cache` for `database`, or in Redis for a `redis://` URL, shared by
+    every process and server (`pitchpass serve --workers N` uses the database unless
+    told otherwise)."""
+    if not url:
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    if url == "database":
+        return {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "pitchpass_cache",
+        }
+    if urlparse(url).scheme in ("redis", "rediss"):
+        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+    raise ValueError(f"PITCHPASS_CACHE_URL must be `database` or a redis:// URL, not {url!r}")
 
 
 def _secret_key(home: Path) -> str:
@@ -100,6 +121,7 @@ EMAIL_BACKEND = os.environ.get(
     "PITCHPASS_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend"
 )
 DATABASES = {"default": database(os.environ.get("DATABASE_URL"), HOME)}
+CACHES = {"default": cache(os.environ.get("PITCHPASS_CACHE_URL"))}
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -143,7 +165,8 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "pitchpass/locked_out.html"
 AXES_VERBOSE = False
 # The API's rates (http/throttles.py): every call and each change, per user; wrong tokens,
-# per address. Each process counts in its own memory (Django's default cache).
+# per address. Counted in CACHES (above): shared by every process when it is the
+# database or Redis.
 PITCHPASS_API_RATE = os.environ.get("PITCHPASS_API_RATE", "600/m")
 PITCHPASS_API_WRITE_RATE = os.environ.get("PITCHPASS_API_WRITE_RATE", "120/m")
 PITCHPASS_API_BAD_TOKEN_RATE = os.environ.get("PITCHPASS_API_BAD_TOKEN_RATE", "20/m")

@@ -14,7 +14,8 @@ def configure() -> None:
 
 
 def migrate(verbosity: int = 0) -> None:
-    """Create or update the tables (idempotent)."""
+    """Create or update the tables, and the cache's when it is the database (idempotent)."""
     from django.core.management import call_command
 
     call_command("migrate", interactive=False, verbosity=verbosity)
+    call_command("createcachetable", verbosity=verbosity)

@@ -14,8 +14,10 @@ from pitchpass.web.persistence.store import UNSAFE
 
 def lock_match(match: m.Match) -> m.Match:
     """The match row, locked until the transaction ends (SELECT ... FOR UPDATE): who
-    acts on one match at once waits here, so no zone is ever over-booked."""
-    return m.Match.objects.select_for_update().get(pk=match.pk)
+    acts on one match at once waits here, so no zone is ever over-booked. Its competition
+    comes along (read, not locked)."""
+    rows = m.Match.objects.select_related("competition").select_for_update(of=("self",))
+    return rows.get(pk=match.pk)
 
 
 def changed(match: m.Match) -> None:

@@ -145,6 +145,10 @@ class Match(models.Model):
     # Bumped by every change that can alter a decision (requests, consent, published
     # grants); a decision run remembers it, and publishing a run made before is refused.
     version = models.PositiveIntegerField(default=0)
+    # Bumped by every change to what a request or an incident is checked against (its
+    # competition, policy, phases, venue, zones, organisations: a load, an admin's edit),
+    # never by a request: the checked frame is kept by it (services/entries.py).
+    frame = models.PositiveIntegerField(default=0)
     host = models.ForeignKey(
         Organisation, on_delete=models.PROTECT, null=True, blank=True, related_name="hosted"
     )

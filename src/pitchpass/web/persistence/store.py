@@ -220,7 +220,7 @@ def _record(scenario: Scenario, before: dict[str, dict[str, Any]], replace: bool
             refused[match.id] = lost
             continue
         else:
-            m.Match.objects.filter(pk=row.pk).update(version=row.version + 1)
+            m.Match.objects.filter(pk=row.pk).update(version=row.version + 1, frame=row.frame + 1)
             sent = _requests_changed(before.get(match.id), after)
             row.requests.filter(key__in=sent).update(changed_in=row.version + 1)
         changed.append(match.id)
@@ -381,16 +381,25 @@ def _incident_row(match: m.Match, position: int, raw: dict[str, Any]) -> m.Incid
     return row
 
 
-def export(match_key: str) -> dict[str, Any]:
-    """One match as a scenario document, with everything it needs and nothing else."""
+def export(match_key: str, entries: bool = True) -> dict[str, Any]:
+    """One match as a scenario document, with everything it needs and nothing else.
+    Without `entries`: its frame, no requests and no incidents (what a new one is checked
+    against: the core checks each on its own against the competition, policy, phases,
+    venue, organisations and match)."""
     match = m.Match.objects.select_related("competition", "venue", "home", "away", "host").get(
         key=match_key
     )
     competition = match.competition
-    requests = list(
-        match.requests.filter(revoked="").select_related("by", "zone").prefetch_related("consent")
+    requests = (
+        list(
+            match.requests.filter(revoked="")
+            .select_related("by", "zone")
+            .prefetch_related("consent")
+        )
+        if entries
+        else []
     )  # a revoked request is out of the decisions: the scenario does not list it
-    incidents = list(match.incidents.select_related("zone"))
+    incidents = list(match.incidents.select_related("zone")) if entries else []
     zones = list(match.venue.zones.all())
     cameras = list(match.venue.cameras.select_related("zone", "operator"))
     tiers = list(competition.tiers.all())
@@ -490,7 +499,10 @@ def _camera(camera: m.Camera) -> dict[str, Any]:
     return out
 
 
-def request_json(match_key: str, request: m.Request) -> dict[str, Any]:
+def request_json(
+    match_key: str, request: m.Request, consent: list[str] | None = None
+) -> dict[str, Any]:
+    """A request in SCENARIO.md's shape; `consent` when known already (not read again)."""
     out: dict[str, Any] = {
         "id": request.key,
         "match": match_key,
@@ -501,7 +513,8 @@ def request_json(match_key: str, request: m.Request) -> dict[str, Any]:
         "cameras": request.cameras,
         "submitted": _when(request.submitted, request.submitted_offset),
     }
-    consent = sorted(o.key for o in request.consent.all())
+    if consent is None:
+        consent = sorted(o.key for o in request.consent.all())
     if consent:
         out["consent"] = consent
     if request.locked:

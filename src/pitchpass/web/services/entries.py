@@ -6,6 +6,7 @@ match at once are serialised and no zone is ever over-booked. Deciding is decisi
 
 from __future__ import annotations
 
+import copy
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -33,7 +34,7 @@ from pitchpass.web.persistence.changes import (
 )
 from pitchpass.web.services import access
 from pitchpass.web.services.access import check_manages
-from pitchpass.web.services.snapshot import plan_of, scenario_of
+from pitchpass.web.services.snapshot import lasting, plan_of, scenario_of
 
 REQUEST_FIELDS = ("id", "zone", "phases", "crew", "cameras", "consent")
 
@@ -87,11 +88,12 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
     """Add a request (media: for their own organisation; admin: for `by`); the core checks
     it against the match as stored. Locks the match."""
     check_text(body)
+    who = access.profile(user)
+    admin = who.role == "admin"
     with transaction.atomic():
         match = lock_match(access.check_match(user, match_key))
-        by = _requester(user, body)
+        by = _requester(who, body)
         _check_deadline(match, now)
-        admin = access.profile(user).role == "admin"
         if body.get("consent") and not admin:
             raise ServiceError(
                 ErrorCode.FORBIDDEN, "consent is given by the occupant club's officer", "consent"
@@ -113,26 +115,35 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
         entry = {k: body[k] for k in REQUEST_FIELDS if body.get(k) is not None}
         entry |= {"id": request_id, "match": match.key, "by": by, "submitted": now.isoformat()}
         _check_with_core(match, entry)
+        changed(match)  # the request waits for the next decide (runs made before lack it)
         row = m.Request.objects.create(
             match=match,
             key=request_id,
-            by=m.Organisation.objects.get(key=by),
-            zone=match.venue.zones.get(key=entry["zone"]),
+            by=_organisation(who, by),
+            zone=m.Zone.objects.get(venue_id=match.venue_id, key=entry["zone"]),
             phases=list(entry["phases"]),
             crew=entry["crew"],
             cameras=entry.get("cameras", 1),
             submitted=now,
             submitted_offset=0,
             position=(match.requests.aggregate(n=Max("position"))["n"] or 0) + 1,
+            changed_in=match.version,
         )
-        row.consent.set(m.Organisation.objects.filter(key__in=entry.get("consent", [])))
-        _sent(match, row)
-        audit(user, "submit", match, request_id, None, store.request_json(match.key, row))
+        consent = sorted(set(entry.get("consent", [])))
+        if consent:
+            row.consent.set(m.Organisation.objects.filter(key__in=consent))
+        after = store.request_json(match.key, row, consent)
+        audit(user, "submit", match, request_id, None, after)
         return request_id
 
 
-def _requester(user: User, body: dict[str, Any]) -> str:
-    who = access.profile(user)
+def _organisation(who: m.Profile, by: str) -> m.Organisation:
+    """The requester's row: a media user's own organisation (read with the profile)."""
+    own = who.organisation if who.role == "media" else None
+    return own if own is not None and own.key == by else m.Organisation.objects.get(key=by)
+
+
+def _requester(who: m.Profile, body: dict[str, Any]) -> str:
     if who.role == "media" and who.organisation is not None:
         if body.get("by") not in (None, who.organisation.key):
             raise ServiceError(ErrorCode.FORBIDDEN, "media users submit for their own organisation")
@@ -186,14 +197,25 @@ def _free_id(prefix: str, taken: set[str]) -> str:
 
 
 def _check_with_core(match: m.Match, entry: dict[str, Any]) -> None:
-    """The stored match plus the new request must be a valid scenario; the first problem
-    of the new request is reported with its field as the path."""
-    document = store.export(match.key)
+    """The new request must be valid in the match as stored; its problems are reported
+    with the first one's field as the path. The core checks a request on its own against
+    the match's frame (its competition, policy, phases, venue and organisations): the
+    other requests play no part (its id is checked here; it is never locked, so it takes
+    no part in the check that locked grants fit), and are not exported (the match's size
+    would otherwise be the cost of every submission)."""
+    document = _frame(match)
     named = {entry["by"], *entry.get("consent", [])}
     known = {o["id"] for o in document["organisations"]}
     extra = m.Organisation.objects.filter(key__in=named - known)
     document["organisations"] += [{"id": o.key, "name": o.name, "kind": o.kind} for o in extra]
     _check_entry(document, "requests", entry)
+
+
+def _frame(match: m.Match) -> dict[str, Any]:
+    """The match exported without its requests and incidents, kept by its frame version
+    (moved on by a load or an admin's edit, never by a request): a copy to change."""
+    kept = lasting(("frame", match.pk, match.frame), lambda: store.export(match.key, False))
+    return copy.deepcopy(kept)
 
 
 def _check_entry(document: dict[str, Any], section: str, entry: dict[str, Any]) -> Scenario:
@@ -401,7 +423,7 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
             )
         entry = {k: body[k] for k in INCIDENT_FIELDS if body.get(k) is not None}
         entry |= {"id": incident_id, "match": match.key}
-        document = store.export(match.key)
+        document = _frame(match)  # as _check_with_core says
         scenario = _check_entry(document, "incidents", entry)
         _check_instant(entry.get("at"))
         _check_in_a_phase(scenario, entry)

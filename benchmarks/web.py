@@ -1,0 +1,385 @@
+"""Benchmark: the API under a rush (issue 10, section 3), against a bare Django endpoint
+served by the same server in the same run. Writes benchmarks/RESULTS-web.md.
+
+    .venv/bin/python benchmarks/web.py [--seconds 8] [--rounds 3] [--clients 50]
+
+A fresh PostgreSQL database (`--database`, dropped and made again) gets the seed match
+moved to 2099, a media user per broadcaster and a token each. One server, `pitchpass
+serve --workers 2` (gunicorn), serves pitchpass and `/bench/bare` (web_urls.py). Clients
+are asyncio connections in this process, kept alive. Kinds, interleaved in each round:
+
+- bare-write: POST /bench/bare, one JSON body read and one row inserted;
+- submit: POST /api/matches/M/requests, a new request (mixed zone, post-match, crew 1);
+- bare-read: GET /bench/bare, one row selected;
+- read: GET /api/matches/M/requests, a broadcaster's own requests (orgs that do not
+  submit in the run, so the answer keeps its size).
+
+Throughput: every client sends its next call as soon as the last is answered, for
+`--seconds`. Latency: every client sends a call every `--pace` seconds (less often if
+answers are slower), what 50 people at a desk or 50 clients of a broadcaster's system do.
+Afterwards the match must hold every acknowledged (201) submission exactly once, no call
+may have failed, and a decide must keep every zone within its places; else exit 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+HERE = Path(__file__).parent
+ROOT = HERE.parent
+MATCH = "mun-mci-2099-12-10"
+KINDS = ("bare-write", "submit", "bare-read", "read")
+
+
+@dataclass
+class Sample:
+    kind: str
+    mode: str  # "throughput" or "latency"
+    seconds: float = 0.0
+    latencies: list[float] = field(default_factory=list)
+    statuses: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def rate(self) -> float:
+        return len(self.latencies) / self.seconds if self.seconds else 0.0
+
+    def quantile(self, q: float) -> float:
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000 if ordered else 0.0
+
+
+class Client:
+    """One kept-alive HTTP/1.1 connection."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def call(self, method: str, path: str, token: str, body: Any = None) -> tuple[int, bytes]:
+        data = b"" if body is None else json.dumps(body).encode()
+        head = (
+            f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(data)}\r\n\r\n"
+        )
+        for attempt in (1, 2):  # once more on a connection the server had closed
+            if self.writer is None:
+                self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+            assert self.reader is not None
+            try:
+                self.writer.write(head.encode() + data)
+                await self.writer.drain()
+                return await self._answer(self.reader)
+            except (ConnectionError, asyncio.IncompleteReadError):
+                self.writer.close()
+                self.writer = None
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _answer(self, reader: asyncio.StreamReader) -> tuple[int, bytes]:
+        status = int((await reader.readuntil(b"\r\n")).split()[1])
+        length, chunked, close = 0, False, False
+        while (line := await reader.readuntil(b"\r\n")) != b"\r\n":
+            name, _, value = line.decode("latin-1").partition(":")
+            name, value = name.strip().lower(), value.strip().lower()
+            if name == "content-length":
+                length = int(value)
+            elif name == "transfer-encoding" and "chunked" in value:
+                chunked = True
+            elif name == "connection" and value == "close":
+                close = True
+        if chunked:
+            body = b""
+            while size := int((await reader.readuntil(b"\r\n")).strip(), 16):
+                body += (await reader.readexactly(size + 2))[:-2]
+            await reader.readuntil(b"\r\n")
+        else:
+            body = await reader.readexactly(length)
+        if close and self.writer is not None:
+            self.writer.close()
+            self.writer = None
+        return status, body
+
+
+@dataclass
+class Setup:
+    port: int
+    submitters: list[str]  # tokens
+    readers: list[str]
+    officer: str
+    acknowledged: list[str] = field(default_factory=list)
+    counter: int = 0
+
+
+def _call_for(kind: str, setup: Setup, n: int) -> tuple[str, str, str, Any]:
+    if kind == "bare-write":
+        body = {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1}
+        return "POST", "/bench/bare", setup.submitters[n % len(setup.submitters)], body
+    if kind == "submit":
+        setup.counter += 1
+        body = {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1,
+                "id": f"w{setup.counter}"}  # fmt: skip
+        token = setup.submitters[n % len(setup.submitters)]
+        return "POST", f"/api/matches/{MATCH}/requests", token, body
+    if kind == "bare-read":
+        return "GET", "/bench/bare", setup.readers[n % len(setup.readers)], None
+    return "GET", f"/api/matches/{MATCH}/requests", setup.readers[n % len(setup.readers)], None
+
+
+async def run(kind: str, mode: str, setup: Setup, clients: int, seconds: float,
+              pace: float) -> Sample:  # fmt: skip
+    sample = Sample(kind, mode)
+    connections = [Client(setup.port) for _ in range(clients)]
+    start = time.perf_counter()
+    end = start + seconds
+
+    async def one(n: int) -> None:
+        client = connections[n]
+        if mode == "latency":
+            await asyncio.sleep(pace * n / clients)  # spread over the first period
+        next_at = time.perf_counter()
+        while (now := time.perf_counter()) < end:
+            if mode == "latency" and now < next_at:
+                await asyncio.sleep(next_at - now)
+                continue
+            next_at += pace
+            method, path, token, body = _call_for(kind, setup, n)
+            sent = time.perf_counter()
+            status, answer = await client.call(method, path, token, body)
+            sample.latencies.append(time.perf_counter() - sent)
+            sample.statuses[status] = sample.statuses.get(status, 0) + 1
+            if kind == "submit" and status == 201:
+                setup.acknowledged.append(json.loads(answer)["id"])
+
+    await asyncio.gather(*(one(n) for n in range(clients)))
+    sample.seconds = time.perf_counter() - start
+    for client in connections:
+        if client.writer is not None:
+            client.writer.close()
+    return sample
+
+
+def _cli(env: dict[str, str], *args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "pitchpass", *args], env=env, text=True,
+                          capture_output=True)  # fmt: skip
+    if done.returncode != 0:
+        raise SystemExit(f"pitchpass {' '.join(args)} failed: {done.stderr}")
+    return done.stdout.strip()
+
+
+def _fresh_database(url: str) -> None:
+    import psycopg
+
+    parts = urlparse(url)
+    name = parts.path.lstrip("/")
+    admin = parts._replace(path="/postgres").geturl()
+    with psycopg.connect(admin, autocommit=True) as db:
+        db.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        db.execute(f'CREATE DATABASE "{name}"')
+
+
+def prepare(url: str, home: Path) -> tuple[dict[str, str], list[str], list[str], str]:
+    """The database made again with the seed match; tokens of submitters and readers and
+    of the home officer."""
+    _fresh_database(url)
+    env = dict(os.environ, PITCHPASS_HOME=str(home), DATABASE_URL=url)
+    env |= {"PITCHPASS_API_RATE": "1000000/m", "PITCHPASS_API_WRITE_RATE": "1000000/m"}
+    text = (ROOT / "scenarios" / "manchester-derby-2017.yaml").read_text()
+    text = text.replace("mun-mci-2017-12-10", MATCH).replace(
+        "kickoff: 2017-12-10T16:30:00+00:00", "kickoff: 2099-12-10T16:30:00+00:00"
+    )
+    scenario = home / "future.yaml"
+    home.mkdir(parents=True, exist_ok=True)
+    scenario.write_text(text)
+    _cli(env, "load", str(scenario))
+    import yaml
+
+    orgs = [o["id"] for o in yaml.safe_load(text)["organisations"] if o["kind"] == "broadcaster"]
+    tokens = []
+    for n, org in enumerate(orgs[:24]):
+        _cli(env, "user", "add", f"u{n}", "--role", "media", "--org", org,
+             "--password", f"bench-phrase-{n}-long")  # fmt: skip
+        tokens.append(_cli(env, "token", "create", f"u{n}"))
+    _cli(env, "user", "add", "boss", "--role", "officer", "--org", "man-united",
+         "--password", "bench-phrase-boss")  # fmt: skip
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute("CREATE TABLE bench_bare (id serial PRIMARY KEY, body text NOT NULL)")
+        db.execute("INSERT INTO bench_bare (body) VALUES ('{}')")
+    return env, tokens[:12], tokens[12:], _cli(env, "token", "create", "boss")
+
+
+def serve(env: dict[str, str], port: int, workers: int) -> subprocess.Popen[str]:
+    server_env = dict(env, DJANGO_SETTINGS_MODULE="web_site")
+    server_env["PYTHONPATH"] = os.pathsep.join([str(HERE), env.get("PYTHONPATH", "")])
+    server = subprocess.Popen(
+        [sys.executable, "-m", "pitchpass", "serve", "--port", str(port),
+         "--workers", str(workers)],
+        env=server_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    import socket
+
+    deadline = time.monotonic() + 60
+    while True:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return server
+        if server.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"the server did not start: {server.communicate()[0]}")
+        time.sleep(0.2)
+
+
+def check(setup: Setup, samples: list[Sample]) -> list[str]:
+    """What must hold after the rush: every answer a success, every acknowledged
+    submission stored once, a decide within capacity."""
+    failures = [f"{s.kind} ({s.mode}): answers {s.statuses}" for s in samples
+                if set(s.statuses) - {200, 201}]  # fmt: skip
+
+    async def listed() -> tuple[int, bytes]:
+        return await Client(setup.port).call("GET", f"/api/matches/{MATCH}/requests", setup.officer)
+
+    async def decide() -> tuple[int, bytes]:
+        return await Client(setup.port).call("POST", f"/api/matches/{MATCH}/decide", setup.officer)
+
+    status, body = asyncio.run(listed())
+    ids = [r["id"] for r in json.loads(body)]
+    if len(ids) != len(set(ids)):
+        failures.append("a request is stored twice")
+    missing = set(setup.acknowledged) - set(ids)
+    if missing:
+        failures.append(f"{len(missing)} acknowledged submissions are not stored")
+    status, body = asyncio.run(decide())
+    if status != 200:
+        failures.append(f"decide answered {status}")
+    else:
+        over = [u for u in json.loads(body)["usage"] if u["used"] > u["capacity"]]
+        if over:
+            failures.append(f"over capacity: {over}")
+    return failures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--database", default="postgres://postgres@127.0.0.1:5432/pitchpass_bench")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--pace", type=float, default=1.0, help="seconds between a client's calls")
+    parser.add_argument("--output", type=Path, default=HERE / "RESULTS-web.md")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        env, submitters, readers, officer = prepare(args.database, Path(folder))
+        port = 8790
+        server = serve(env, port, args.workers)
+        setup = Setup(port, submitters, readers, officer)
+        samples: list[Sample] = []
+        load_before = os.getloadavg()[0]
+        try:
+            for kind in KINDS:  # warm up: each worker's first calls import and connect
+                asyncio.run(run(kind, "throughput", setup, args.clients, 1.0, args.pace))
+            for round_number in range(args.rounds):
+                for mode in ("throughput", "latency"):
+                    for kind in KINDS:
+                        sample = asyncio.run(
+                            run(kind, mode, setup, args.clients, args.seconds, args.pace)
+                        )
+                        samples.append(sample)
+                        print(f"round {round_number + 1} {mode:10} {kind:10} "
+                              f"{sample.rate:7.1f}/s p50 {sample.quantile(0.5):6.1f} ms "
+                              f"p99 {sample.quantile(0.99):6.1f} ms {sample.statuses}",
+                              flush=True)  # fmt: skip
+            failures = check(setup, samples)
+        finally:
+            server.terminate()
+            log = server.communicate(timeout=60)[0]
+        load_after = os.getloadavg()[0]
+    args.output.write_text(report(args, samples, failures, (load_before, load_after), setup))
+    print(f"wrote {args.output}")
+    if failures or "Traceback" in log:
+        print("\n".join(failures) or log[-3000:], file=sys.stderr)
+        raise SystemExit(1)
+
+
+def report(args: argparse.Namespace, samples: list[Sample], failures: list[str],
+           load: tuple[float, float], setup: Setup) -> str:  # fmt: skip
+    def merged(kind: str, mode: str) -> Sample:
+        runs = [s for s in samples if s.kind == kind and s.mode == mode]
+        whole = Sample(kind, mode, sum(s.seconds for s in runs))
+        for s in runs:
+            whole.latencies += s.latencies
+        whole.rates = [s.rate for s in runs]  # type: ignore[attr-defined]
+        return whole
+
+    rows = {(k, mode): merged(k, mode) for k in KINDS for mode in ("throughput", "latency")}
+    rate = {k: statistics.median(rows[k, "throughput"].rates) for k in KINDS}  # type: ignore[attr-defined]
+    submit_ratio = rate["submit"] / rate["bare-write"]
+    read_ratio = rate["read"] / rate["bare-read"]
+    p99 = {k: rows[k, "latency"].quantile(0.99) for k in KINDS}
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "**not met**"
+
+    machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+    lines = [
+        "# The API under a rush: results",
+        "",
+        f"Written by `benchmarks/web.py` (do not edit by hand). Machine: {machine}, Python "
+        f"{platform.python_version()}, PostgreSQL on 127.0.0.1; the server `pitchpass serve "
+        f"--workers {args.workers}` (gunicorn, 4 threads a worker) and the clients on the same "
+        f"machine; load average {load[0]:.2f} before, {load[1]:.2f} after. {args.clients} "
+        f"clients; {args.rounds} rounds of {args.seconds:g} s per kind and mode, the kinds "
+        "interleaved in each round. Throughput: the median of the rounds, each client calling "
+        f"again as soon as it is answered. Latency: each client calling every {args.pace:g} s, "
+        "all rounds together.",
+        "",
+        "| kind | calls/s (median) | rounds | p50 ms | p99 ms (paced) | p50 ms (paced) |",
+        "| --- | ---: | --- | ---: | ---: | ---: |",
+    ]
+    for k in KINDS:
+        t, lat = rows[k, "throughput"], rows[k, "latency"]
+        rounds = ", ".join(f"{r:.0f}" for r in t.rates)  # type: ignore[attr-defined]
+        lines.append(f"| {k} | {rate[k]:.1f} | {rounds} | {t.quantile(0.5):.1f} | "
+                     f"{lat.quantile(0.99):.1f} | {lat.quantile(0.5):.1f} |")  # fmt: skip
+    lines += [
+        "",
+        "| goal (issue 10) | figure | |",
+        "| --- | --- | --- |",
+    ]
+    goals = [
+        ("submissions >= 30% of the bare write", f"{submit_ratio:.0%}", submit_ratio >= 0.3),
+        ("reads >= 50% of the bare read", f"{read_ratio:.0%}", read_ratio >= 0.5),
+        *(
+            (f"p99 < 100 ms at {args.clients} clients ({k})", f"{p99[k]:.1f} ms", p99[k] < 100)
+            for k in ("submit", "read")
+        ),
+        (
+            "no lost or doubled request, no failed call, no zone over capacity",
+            f"{len(setup.acknowledged)} submissions acknowledged; "
+            + ("; ".join(failures) or "all stored once, all answers 2xx, decide within capacity"),
+            not failures,
+        ),
+    ]
+    lines += [f"| {goal} | {figure} | {verdict(ok)} |" for goal, figure, ok in goals]
+    lines.append("")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

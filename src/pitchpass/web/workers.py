@@ -1,0 +1,45 @@
+"""`pitchpass serve --workers N`: the app under gunicorn, N processes of 4 threads each,
+as Django is served in production. Started from the CLI's process, which has set Django
+up and migrated; each worker is forked from it and opens its own database connections.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.wsgi import get_wsgi_application
+from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
+
+THREADS = 4  # per worker
+
+
+class _Server(BaseApplication):  # type: ignore[misc]  # gunicorn ships no types
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.options = options
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self.options.items():
+            self.cfg.set(key, value)
+
+    def load(self) -> Any:
+        return get_wsgi_application()
+
+
+def run(port: int, workers: int) -> None:
+    """Serve on 127.0.0.1:`port` until stopped (Ctrl+C or SIGTERM: the workers finish
+    what they answer first, up to 30 s)."""
+    _Server(
+        {
+            "bind": f"127.0.0.1:{port}",
+            "workers": workers,
+            "worker_class": "gthread",
+            "threads": THREADS,
+            "proc_name": "pitchpass",
+            "timeout": 60,  # a worker silent this long is replaced
+            "graceful_timeout": 30,
+            "accesslog": None,  # Django's logging (logs.py) writes one line a request
+            "errorlog": "-",
+            "loglevel": "warning",
+        }
+    ).run()
