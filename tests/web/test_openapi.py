@@ -51,3 +51,28 @@ def test_the_docs_page_uses_the_served_swagger_not_a_cdn() -> None:
     for path in scripts:
         served = Client().get(path)
         assert served.status_code == 200, path
+
+
+def test_every_operation_declares_its_answers() -> None:
+    """Each operation names the shape of its success (none for 204) and of its errors
+    (the error shape for each status an error code stands for): schemathesis checks
+    every answer against them (tests/e2e/test_api_fuzz.py)."""
+    schema = Client().get("/api/openapi.json").json()
+    undeclared = []
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            answers = operation["responses"]
+            success = [code for code in answers if code.startswith("2")]
+            shaped = all(
+                code == "204" or "schema" in next(iter(answers[code]["content"].values()))
+                for code in success
+            )
+            errors = all(
+                answers.get(code, {}).get("content", {}).get("application/json", {})
+                for code in ("400", "401", "403", "404", "409", "413", "415", "429", "500")
+            )
+            errors = errors and "503" in answers
+            if not (success and shaped and errors):
+                undeclared.append(f"{method.upper()} {path}")
+    assert undeclared == []
+    assert len([o for ops in schema["paths"].values() for o in ops]) == 16

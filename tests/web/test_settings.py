@@ -20,7 +20,16 @@ def test_the_database_url_keeps_its_options(tmp_path: Path) -> None:
         "postgres://u:p%40ss@db.example:6432/desk?sslmode=require&connect_timeout=5&conn_max_age=60",
         tmp_path,
     )
-    assert found["OPTIONS"] == {"sslmode": "require", "connect_timeout": "5"}
+    assert found["OPTIONS"] == {
+        "sslmode": "require",
+        "connect_timeout": "5",
+        "server_side_binding": True,
+        "prepare_threshold": 5,
+    }
+    plain = database("postgres://db/x?server_side_binding=false&prepare_threshold=none", tmp_path)
+    assert plain["OPTIONS"] == {"server_side_binding": False, "prepare_threshold": None}
+    with pytest.raises(ValueError, match="prepare_threshold must be a whole number or none"):
+        database("postgres://db/x?prepare_threshold=soon", tmp_path)
     assert (found["NAME"], found["USER"], found["PASSWORD"]) == ("desk", "u", "p@ss")
     assert (found["HOST"], found["PORT"], found["CONN_MAX_AGE"]) == ("db.example", "6432", 60)
     with pytest.raises(ValueError, match=r"conn_max_age .* must be whole seconds"):

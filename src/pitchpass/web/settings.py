@@ -34,6 +34,19 @@ def database(url: str | None, home: Path) -> dict[str, object]:
         raise ValueError(
             f"conn_max_age (PITCHPASS_CONN_MAX_AGE) must be whole seconds, not {keep!r}"
         )
+    # Parameters bound by the server and statements prepared after 5 runs on a connection
+    # (psycopg's own): a query's plan is made once, not at every call (planning a board's
+    # joins costs more than running them). `?server_side_binding=false` or
+    # `?prepare_threshold=none` turn them off (a pooler in transaction mode needs that).
+    binding = options.pop("server_side_binding", "true").lower()
+    if binding not in ("true", "false"):
+        raise ValueError(f"server_side_binding must be true or false, not {binding!r}")
+    threshold = options.pop("prepare_threshold", "5").lower()
+    if threshold != "none" and not threshold.isdigit():
+        raise ValueError(f"prepare_threshold must be a whole number or none, not {threshold!r}")
+    driver: dict[str, object] = dict(options)
+    driver["server_side_binding"] = binding == "true"
+    driver["prepare_threshold"] = None if threshold == "none" else int(threshold)
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": unquote(parts.path.lstrip("/")) or "pitchpass",
@@ -41,7 +54,7 @@ def database(url: str | None, home: Path) -> dict[str, object]:
         "PASSWORD": unquote(parts.password or ""),
         "HOST": parts.hostname or "",
         "PORT": str(parts.port or ""),
-        "OPTIONS": options,
+        "OPTIONS": driver,
         "CONN_MAX_AGE": int(keep),
         "CONN_HEALTH_CHECKS": True,
     }

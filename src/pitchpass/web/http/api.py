@@ -31,6 +31,20 @@ from pydantic import PlainValidator, StrictBool, StrictInt, WithJsonSchema
 from pitchpass.core import SolverFailed
 from pitchpass.web.errors import DATABASE_AWAY, ErrorCode, ServiceError
 from pitchpass.web.http import throttles
+from pitchpass.web.http.schemas import (
+    YAML_EXPORT,
+    ConsentOut,
+    CoverageOut,
+    Created,
+    DecideOut,
+    DecisionsOut,
+    MatchOut,
+    PublishedOut,
+    RequestOut,
+    RevokedOut,
+    WhatIfOut,
+    answers,
+)
 from pitchpass.web.services import accounts, entries, retries
 from pitchpass.web.services import decisions as deciding
 
@@ -224,17 +238,29 @@ def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     return _error(request, ServiceError(code.get(exc.status_code, ErrorCode.INVALID), str(exc)))
 
 
-@api.get("/matches", summary="The matches this user may see")
+@api.get(
+    "/matches", response=answers({200: list[MatchOut]}), summary="The matches this user may see"
+)
 def list_matches(request: HttpRequest) -> list[dict[str, Any]]:
     return entries.matches_for(request.auth)  # type: ignore[attr-defined]
 
 
-@api.get("/matches/{match}/requests", summary="Requests of a match (media: their own only)")
+@api.get(
+    "/matches/{match}/requests",
+    response=answers({200: list[RequestOut]}),
+    exclude_unset=True,
+    summary="Requests of a match (media: their own only)",
+)
 def list_requests(request: HttpRequest, match: str) -> list[dict[str, Any]]:
     return entries.requests_for(request.auth, match)  # type: ignore[attr-defined]
 
 
-@api.get("/matches/{match}/requests/{request_id}", summary="One request (as in the list)")
+@api.get(
+    "/matches/{match}/requests/{request_id}",
+    response=answers({200: RequestOut}),
+    exclude_unset=True,
+    summary="One request (as in the list)",
+)
 def one_request(request: HttpRequest, match: str, request_id: str) -> dict[str, Any]:
     for row in entries.requests_for(request.auth, match):  # type: ignore[attr-defined]
         if row["id"] == request_id:
@@ -260,7 +286,7 @@ class RequestIn(Schema):
 
 @api.post(
     "/matches/{match}/requests",
-    response={201: dict[str, str]},
+    response=answers({201: Created}),
     summary="Submit a request",
     throttle=throttles.WRITES,
 )
@@ -283,7 +309,11 @@ class RequestChange(Schema):
 
 
 @api.patch(
-    "/matches/{match}/requests/{request_id}", summary="Change a request", throttle=throttles.WRITES
+    "/matches/{match}/requests/{request_id}",
+    response=answers({200: RequestOut}),
+    exclude_unset=True,
+    summary="Change a request",
+    throttle=throttles.WRITES,
 )
 def change_request(
     request: HttpRequest, match: str, request_id: str, body: RequestChange
@@ -294,7 +324,7 @@ def change_request(
 
 @api.delete(
     "/matches/{match}/requests/{request_id}",
-    response={204: None},
+    response=answers({204: None}),
     summary="Withdraw",
     throttle=throttles.WRITES,
 )
@@ -304,20 +334,30 @@ def withdraw_request(request: HttpRequest, match: str, request_id: str) -> Statu
 
 
 @api.post(
-    "/matches/{match}/decide", summary="Decide the match (a proposal)", throttle=throttles.WRITES
+    "/matches/{match}/decide",
+    response=answers({200: DecideOut}),
+    exclude_unset=True,
+    summary="Decide the match (a proposal)",
+    throttle=throttles.WRITES,
 )
 @idempotent
 def decide(request: HttpRequest, match: str) -> dict[str, Any]:
     return deciding.do_decide(request.auth, match)  # type: ignore[attr-defined]
 
 
-@api.get("/matches/{match}/decisions", summary="The current decisions (media: their own)")
+@api.get(
+    "/matches/{match}/decisions",
+    response=answers({200: DecisionsOut}),
+    exclude_unset=True,
+    summary="The current decisions (media: their own)",
+)
 def decisions(request: HttpRequest, match: str) -> dict[str, Any]:
     return deciding.current_decisions(request.auth, match)  # type: ignore[attr-defined]
 
 
 @api.post(
     "/matches/{match}/publish",
+    response=answers({200: PublishedOut}),
     summary="Publish: lock the current grants",
     throttle=throttles.WRITES,
 )
@@ -332,6 +372,7 @@ class RevokeIn(Schema):
 
 @api.post(
     "/matches/{match}/requests/{request_id}/revoke",
+    response=answers({200: RevokedOut}),
     summary="Take back a published grant",
     throttle=throttles.WRITES,
 )
@@ -347,6 +388,7 @@ class ConsentIn(Schema):
 
 @api.post(
     "/matches/{match}/requests/{request_id}/consent",
+    response=answers({200: ConsentOut}),
     summary="Give or refuse consent",
     throttle=throttles.WRITES,
 )
@@ -388,7 +430,7 @@ class IncidentIn(Schema):
 
 @api.post(
     "/matches/{match}/incidents",
-    response={201: dict[str, str]},
+    response=answers({201: Created}),
     summary="Log an incident",
     throttle=throttles.WRITES,
 )
@@ -398,7 +440,12 @@ def log_incident(request: HttpRequest, match: str, body: IncidentIn) -> Status[d
     return Status(201, {"id": new_id})
 
 
-@api.get("/matches/{match}/coverage", summary="Who caught each incident on camera")
+@api.get(
+    "/matches/{match}/coverage",
+    response=answers({200: CoverageOut}),
+    exclude_unset=True,
+    summary="Who caught each incident on camera",
+)
 def coverage(request: HttpRequest, match: str) -> dict[str, Any]:
     return deciding.coverage(request.auth, match)  # type: ignore[attr-defined]
 
@@ -412,6 +459,8 @@ class WhatIfIn(Schema):
 
 @api.post(
     "/matches/{match}/what-if",
+    response=answers({200: WhatIfOut}),
+    exclude_unset=True,
     summary="What if: grant, refuse, change capacities",
     throttle=throttles.WRITES,
 )
@@ -419,7 +468,12 @@ def what_if(request: HttpRequest, match: str, body: WhatIfIn) -> dict[str, Any]:
     return deciding.what_if_for(request.auth, match, body.dict())  # type: ignore[attr-defined]
 
 
-@api.get("/matches/{match}/export", summary="The match as a scenario (YAML)")
+@api.get(
+    "/matches/{match}/export",
+    response=answers({}),
+    openapi_extra=YAML_EXPORT,
+    summary="The match as a scenario (YAML)",
+)
 def export(request: HttpRequest, match: str) -> HttpResponse:
     import yaml
 
@@ -435,6 +489,8 @@ class OverrideIn(Schema):
 
 @api.post(
     "/matches/{match}/requests/{request_id}/override",
+    response=answers({200: DecideOut}),
+    exclude_unset=True,
     summary="Override one decision",
     throttle=throttles.WRITES,
 )

@@ -31,8 +31,9 @@ def audit(
 ) -> m.AuditEntry:
     """An audit entry, sealed with the digest of the one before (audit_chain); `username`
     when there is no user (COMMAND_LINE, or the name a failed sign-in tried). Takes the
-    chain's lock until the transaction ends: entries are written one after another."""
-    with transaction.atomic():
+    chain's lock until the transaction ends: entries are written one after another. Part
+    of the caller's transaction when there is one (no savepoint: a failure here fails it)."""
+    with transaction.atomic(savepoint=False):
         head = m.AuditHead.objects.select_for_update().filter(pk=1).first()
         if head is None:
             head = m.AuditHead.objects.create(pk=1)

@@ -15,10 +15,15 @@ from pitchpass.web.services.snapshot import once, remembered, requests_of
 
 
 def profile(user: User) -> m.Profile:
-    found = remembered(
-        ("profile", user.pk),
-        lambda: m.Profile.objects.select_related("organisation").filter(user=user).first(),
-    )
+    """The user's role and organisation: read with the user already when it came by a
+    token (accounts.user_for_token), else once per read-only request."""
+    known = user._state.fields_cache.get("profile")
+    found = known if isinstance(known, m.Profile) else None
+    if found is None:
+        found = remembered(
+            ("profile", user.pk),
+            lambda: m.Profile.objects.select_related("organisation").filter(user=user).first(),
+        )
     if found is None:
         raise ServiceError(ErrorCode.FORBIDDEN, "this user has no role; ask a league admin")
     return found
@@ -36,7 +41,8 @@ def visible_matches(user: User) -> QuerySet[m.Match]:
 def check_match(user: User, match_key: str) -> m.Match:
     """The match, if this user may see it; 404 alike whether absent or hidden."""
     match = remembered(
-        ("match", user.pk, match_key), lambda: visible_matches(user).filter(key=match_key).first()
+        ("match", user.pk, match_key),
+        lambda: next(iter(visible_matches(user).filter(key=match_key).order_by()[:1]), None),
     )
     if match is None:
         raise ServiceError(ErrorCode.NOT_FOUND, f'no match "{match_key}"', "match")

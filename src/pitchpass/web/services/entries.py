@@ -120,7 +120,7 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
             match=match,
             key=request_id,
             by=_organisation(who, by),
-            zone=m.Zone.objects.get(venue_id=match.venue_id, key=entry["zone"]),
+            zone_id=_zone_ids(match)[entry["zone"]],
             phases=list(entry["phases"]),
             crew=entry["crew"],
             cameras=entry.get("cameras", 1),
@@ -216,6 +216,12 @@ def _frame(match: m.Match) -> dict[str, Any]:
     (moved on by a load or an admin's edit, never by a request): a copy to change."""
     kept = lasting(("frame", match.pk, match.frame), lambda: store.export(match.key, False))
     return copy.deepcopy(kept)
+
+
+def _zone_ids(match: m.Match) -> dict[str, int]:
+    """The match's zones by id (their rows' keys), kept as its frame is."""
+    zones = m.Zone.objects.filter(venue_id=match.venue_id)
+    return lasting(("zones", match.pk, match.frame), lambda: dict(zones.values_list("key", "pk")))
 
 
 def _check_entry(document: dict[str, Any], section: str, entry: dict[str, Any]) -> Scenario:

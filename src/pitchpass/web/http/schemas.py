@@ -1,0 +1,178 @@
+"""What the API answers, declared for its OpenAPI document: every operation names the
+shape of its success and of its errors, so that a client (and schemathesis, in the tests)
+can check every answer. The shapes are SCENARIO.md's where it has them. Every model lets
+fields through that it does not name (nothing the services answer is dropped), and the
+operations leave out fields the services left out (`exclude_unset`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from pitchpass.web.errors import STATUS
+
+
+class Out(BaseModel):
+    """Plain pydantic (ninja's Schema reads only the fields it names)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class ErrorOut(Out):
+    """Every error: a code of errors.ErrorCode, a sentence, and the field it is about."""
+
+    code: str
+    message: str
+    path: str
+
+
+# Every operation's errors: each status an error code stands for (errors.STATUS, the
+# README's table), and 405 for a method a path does not take.
+ERRORS: dict[Any, type[BaseModel]] = {code: ErrorOut for code in sorted({*STATUS.values(), 405})}
+
+
+class MatchOut(Out):
+    id: str
+    competition: str
+    venue: str
+    home: str
+    away: str
+    kickoff: str
+    host: str | None
+
+
+class RequestOut(Out):
+    """A request in SCENARIO.md's shape; `locked` once published, `revoked` (the reason)
+    once taken back."""
+
+    id: str
+    match: str
+    by: str
+    zone: str
+    phases: list[str]
+    crew: int
+    cameras: int
+    submitted: str
+    consent: list[str] | None = None
+    locked: bool | None = None
+    revoked: str | None = None
+
+
+class Created(Out):
+    id: str
+
+
+class ReasonOut(Out):
+    code: str
+    zone: str | None = None
+    phase: str | None = None
+    used: int | None = None
+    capacity: int | None = None
+    needed: int | None = None
+    text: str
+
+
+class DecisionOut(Out):
+    request: str
+    status: str
+    tier: str
+    reasons: list[ReasonOut]
+
+
+class UsageOut(Out):
+    zone: str
+    phase: str
+    used: int
+    capacity: int | None
+
+
+class SourceOut(Out):
+    """A crew or a camera that caught an incident; `id` is left out (null) for another
+    organisation's crew."""
+
+    source: str
+    id: str | None
+    org: str | None
+
+
+class CoveredOut(Out):
+    incident: str
+    zone: str
+    phase: str | None
+    covered_by: list[SourceOut]
+
+
+class DecideOut(Out):
+    """SCENARIO.md's output for one match."""
+
+    match: str
+    decisions: list[DecisionOut]
+    usage: list[UsageOut]
+    incidents: list[CoveredOut]
+
+
+class DecisionsOut(DecideOut):
+    """The newest run, as this user may see it; `waiting`: requests sent or changed since."""
+
+    waiting: list[str]
+
+
+class CoverageOut(Out):
+    match: str
+    if_decided_now: bool
+    incidents: list[CoveredOut]
+
+
+class ChangeOut(Out):
+    request: str
+    before: str
+    after: str
+
+
+class IncidentChangeOut(Out):
+    incident: str
+    before: list[SourceOut]
+    after: list[SourceOut]
+
+
+class ResultOut(Out):
+    matches: list[DecideOut]
+
+
+class WhatIfOut(Out):
+    """SCENARIO.md's what-if output; `only_if`: ticked grants that a grant by hand could
+    not make, with what they set aside."""
+
+    changes: list[ChangeOut]
+    incidents: list[IncidentChangeOut]
+    result: ResultOut
+
+
+class PublishedOut(Out):
+    published: list[str]
+
+
+class RevokedOut(Out):
+    revoked: str
+
+
+class ConsentOut(Out):
+    request: str
+    consent: bool
+
+
+def answers(success: dict[int, Any]) -> dict[Any, Any]:
+    """An operation's `response`: its success and every error."""
+    return {**success, **ERRORS}
+
+
+# The export is YAML, not JSON: declared for the document by hand.
+YAML_EXPORT: dict[str, Any] = {
+    "responses": {
+        "200": {
+            "description": "The match as a scenario document (SCENARIO.md), YAML",
+            "content": {"application/yaml": {"schema": {"type": "object"}}},
+        }
+    }
+}
