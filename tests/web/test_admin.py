@@ -413,8 +413,8 @@ def test_an_incident_id_made_up_is_never_one_deleted(admin_client) -> None:
     admin_client.post(f"/admin/pitchpass/incident/{gone.pk}/delete/", {"post": "yes"})
     assert entries.do_log_incident(steward, MATCH, body) == "incident-2"
     # One that came with a file (named as the app would name one), deleted: the same.
-    m.Incident.objects.filter(key="herrera-booking").update(key="incident-3")
-    loaded = m.Incident.objects.get(key="incident-3")
+    match = m.Match.objects.get(key=MATCH)
+    loaded = store.add_incident(match, {"id": "incident-3", "zone": "tunnel", "minute": 5})
     admin_client.post(f"/admin/pitchpass/incident/{loaded.pk}/delete/", {"post": "yes"})
     assert entries.do_log_incident(steward, MATCH, body) == "incident-4"
 

@@ -107,13 +107,15 @@ def test_anything_unforeseen_is_a_logged_500_in_the_same_shape(api, monkeypatch,
     assert "secret detail" in caplog.text and "Traceback" in caplog.text
 
 
-def test_a_generated_incident_id_takes_the_first_free_number(api) -> None:
+def test_a_generated_incident_id_goes_past_every_one_the_match_has_had(api) -> None:
+    """incident-n, n past the highest such id logged (or loaded) so far: one made up is
+    never one used before, even once deleted (match.incident_serial, not the log)."""
     body = {"zone": "tunnel", "minute": 3}
     assert post(api["steward"], "/incidents", {**body, "id": "incident-2"}).status_code == 201
     first = post(api["steward"], "/incidents", body)
-    assert (first.status_code, first.json()["id"]) == (201, "incident-1")
+    assert (first.status_code, first.json()["id"]) == (201, "incident-3")
     second = post(api["steward"], "/incidents", body)
-    assert (second.status_code, second.json()["id"]) == (201, "incident-3")
+    assert (second.status_code, second.json()["id"]) == (201, "incident-4")
 
 
 @pytest.mark.parametrize(

@@ -80,3 +80,21 @@ def test_verify_names_the_first_entry_tampered_with(tmp_path: Path) -> None:
         db.execute("DELETE FROM pitchpass_auditentry WHERE target = 'jo'")
     cut = _pitchpass(tmp_path, "audit", "verify")
     assert cut.returncode == 1 and "the newest entries were removed" in cut.stderr
+
+
+def test_no_state_is_read_back_from_the_audit_log() -> None:
+    """Refused consent, incident ids and the web's changes since a load are fields
+    (issue 10): the log is written, and read only to show it and to verify it."""
+    import re
+    from pathlib import Path
+
+    web = Path(__file__).parents[2] / "src" / "pitchpass" / "web"
+    readers = sorted(
+        str(path.relative_to(web))
+        for path in web.rglob("*.py")
+        if "migrations" not in path.parts
+        and re.search(
+            r"AuditEntry\.objects\.(?!create)|\.audit\.(filter|all|order_by)", path.read_text()
+        )
+    )
+    assert readers == ["persistence/audit.py"]

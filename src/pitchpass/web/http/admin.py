@@ -397,7 +397,7 @@ class MatchAdmin(Changes):
     form = MatchForm
     list_display = ("key", "competition", "venue", "home", "away", "kickoff", "host")
     list_filter = ("competition", "venue")
-    readonly_fields = ("version", "frame")
+    readonly_fields = ("version", "frame", "incident_serial", "web_changes")
 
 
 class ProfileForm(forms.ModelForm):  # type: ignore[type-arg]

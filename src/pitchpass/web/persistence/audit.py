@@ -20,6 +20,10 @@ from pitchpass.web.persistence import models as m
 COMMAND_LINE = "(command line)"  # who did it, in the audit, when no user of the app did
 
 
+# What users change on the web; `pitchpass load` refuses to overwrite them (store.load).
+WEB_CHANGES = ("submit", "change", "withdraw", "publish", "revoke", "consent", "incident")
+
+
 def audit(
     user: User | None,
     action: str,
@@ -50,7 +54,23 @@ def audit(
         entry.digest = seal(head.digest, entry)
         entry.save()
         m.AuditHead.objects.filter(pk=1).update(digest=entry.digest, entries=head.entries + 1)
+        if match is not None:
+            _note_web_change(match, action)
         return entry
+
+
+def _note_web_change(match: m.Match, action: str) -> None:
+    """Keep on the match the kinds of web change since its last load (a field: nothing
+    is read back from the log). The caller holds the match lock: `match` is current."""
+    if action == "load":
+        kinds: list[str] = []
+    elif action in WEB_CHANGES:
+        kinds = sorted({*match.web_changes, action})
+    else:
+        return
+    if kinds != match.web_changes:
+        match.web_changes = kinds
+        m.Match.objects.filter(pk=match.pk).update(web_changes=kinds)
 
 
 def seal(previous: str, entry: m.AuditEntry) -> str:

@@ -149,6 +149,12 @@ class Match(models.Model):
     # competition, policy, phases, venue, zones, organisations: a load, an admin's edit),
     # never by a request: the checked frame is kept by it (services/entries.py).
     frame = models.PositiveIntegerField(default=0)
+    # The highest n of the incident ids "incident-n" this match has had (logged, loaded,
+    # deleted since): an id made up for a new incident is never one used before.
+    incident_serial = models.PositiveIntegerField(default=0)
+    # The kinds of change made on the web (store.WEB_CHANGES) since the match was last
+    # loaded from a file: a load refuses to overwrite them unless --replace.
+    web_changes = models.JSONField(default=list, blank=True)
     host = models.ForeignKey(
         Organisation, on_delete=models.PROTECT, null=True, blank=True, related_name="hosted"
     )
@@ -181,6 +187,9 @@ class Request(models.Model):
     # The match's version when the request was last sent or its consent changed: a run made
     # at an older version decided it as it was before, so it waits for the next decide.
     changed_in = models.PositiveIntegerField(default=0)
+    # The occupant's officer refused (or took back) consent since the request was last
+    # sent as it is: "refused" is not "not given yet".
+    consent_refused = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["match", "position"]

@@ -33,7 +33,6 @@ class Loaded:
 
 # Audit actions of the web app and API that change what a file holds (a decide or an
 # override changes no request: it leaves a run, which a load makes stale anyway).
-WEB_CHANGES = ("submit", "change", "withdraw", "publish", "revoke", "consent", "incident")
 
 
 class LoadRefused(Exception):
@@ -233,11 +232,7 @@ def _record(scenario: Scenario, before: dict[str, dict[str, Any]], replace: bool
 
 def _web_changes(match: m.Match) -> list[str]:
     """The kinds of change made through the web app since the match was last loaded."""
-    entries = match.audit.filter(action__in=WEB_CHANGES)
-    last_load = match.audit.filter(action="load").order_by("-pk").first()
-    if last_load is not None:
-        entries = entries.filter(pk__gt=last_load.pk)
-    return sorted(set(entries.values_list("action", flat=True)))
+    return list(match.web_changes)
 
 
 def _competition(
@@ -345,6 +340,7 @@ def _requests(match: m.Match, scenario: Scenario, orgs: dict[str, m.Organisation
                 "submitted_offset": _offset(request.submitted),
                 "locked": request.locked,
                 "revoked": "",  # the file is the truth for what it lists
+                "consent_refused": False,
                 "position": n,
             },
         )
@@ -378,6 +374,10 @@ def _incident_row(match: m.Match, position: int, raw: dict[str, Any]) -> m.Incid
             "position": position,
         },
     )
+    serial = re.fullmatch(r"incident-([0-9]{1,9})", row.key)
+    if serial:  # an id made up later is never this one, even once it is deleted
+        rows = m.Match.objects.filter(pk=match.pk, incident_serial__lt=int(serial[1]))
+        rows.update(incident_serial=int(serial[1]))
     return row
 
 

@@ -318,6 +318,7 @@ def do_change_request(
         row.cameras = entry["cameras"]
         row.submitted = now
         row.submitted_offset = 0
+        row.consent_refused = False  # sent again as it now is: not refused (yet)
         row.save()
         row.consent.set(m.Organisation.objects.filter(key__in=entry.get("consent", [])))
         after = store.request_json(match.key, row)
@@ -395,6 +396,7 @@ def do_consent(user: User, match_key: str, request_id: str, given: bool) -> Cons
         else:
             row.consent.remove(occupant)
         after = sorted(row.consent.values_list("key", flat=True))
+        m.Request.objects.filter(pk=row.pk).update(consent_refused=not after)
         if after != before and not row.locked:  # a published grant stands whatever its consent
             _sent(match, row)
         audit(user, "consent", match, request_id, {"consent": before}, {"consent": after})
@@ -417,12 +419,7 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
             body = {**body, "minute": typed_minute(match, body["minute"])}
         _check_minute(body.get("minute"))
         taken = set(match.incidents.values_list("key", flat=True))
-        # A made-up id is never one logged before, deleted since: the log keeps both apart.
-        logged = m.AuditEntry.objects.filter(match=match, action="incident")
-        deleted = m.AuditEntry.objects.filter(match=match, target__startswith="incident ")
-        used = taken | set(logged.values_list("target", flat=True))
-        used |= {t.removeprefix("incident ") for t in deleted.values_list("target", flat=True)}
-        incident_id = check_id(str(body.get("id") or _free_id("incident-", used)))
+        incident_id = check_id(str(body.get("id") or _new_incident_id(match, taken)))
         if incident_id in taken:
             raise ServiceError(
                 ErrorCode.DUPLICATE, f'incident "{incident_id}" exists already', "id"
@@ -436,6 +433,15 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
         store.add_incident(match, entry)
         audit(user, "incident", match, incident_id, None, entry)
         return incident_id
+
+
+def _new_incident_id(match: m.Match, taken: set[str]) -> str:
+    """ "incident-n", past every such id the match has had (match.incident_serial: a
+    deleted incident's id is not made up again)."""
+    number = match.incident_serial + 1
+    while f"incident-{number}" in taken:
+        number += 1
+    return f"incident-{number}"
 
 
 DAY = 1440  # minutes: an incident typed on the desk is logged within a day of kick-off

@@ -451,19 +451,9 @@ def _access(user: User, match: m.Match, manages: bool) -> list[dict[str, Any]] |
 
 
 def _consent_refused(match: m.Match) -> set[str]:
-    """The requests whose consent was last refused (or taken back) since they were sent
-    as they are, as the audit log says: "refused" is not "not given yet"."""
-    refused: set[str] = set()
-    for target, action, after in (
-        m.AuditEntry.objects.filter(match=match, action__in=("consent", "submit", "change"))
-        .order_by("when", "pk")
-        .values_list("target", "action", "after")
-    ):
-        if action == "consent" and not (after or {}).get("consent"):
-            refused.add(target)
-        else:  # given, or the request sent again as it now is: not refused (yet)
-            refused.discard(target)
-    return refused
+    """The requests whose consent was refused (or taken back) since they were sent as
+    they are: "refused" is not "not given yet"."""
+    return set(match.requests.filter(consent_refused=True).values_list("key", flat=True))
 
 
 def _clubs_room(match: m.Match, occupant: str | None) -> bool:
