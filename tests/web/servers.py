@@ -93,9 +93,16 @@ def token(home: Path, user: str) -> str:
 
 
 def call(
-    port: int, token: str, method: str, path: str, body: Any = None, timeout: float = 30
+    port: int,
+    token: str,
+    method: str,
+    path: str,
+    body: Any = None,
+    timeout: float = 30,
+    raw: bool = False,
 ) -> tuple[int, Any]:
-    """(status, JSON answer) of an API call; raises OSError if the server is gone."""
+    """(status, JSON answer, or its text if `raw`) of an API call; raises OSError if the
+    server is gone."""
     request = urllib.request.Request(
         f"http://127.0.0.1:{port}/api{path}",
         data=None if body is None else json.dumps(body).encode(),
@@ -105,6 +112,8 @@ def call(
     try:
         with urllib.request.urlopen(request, timeout=timeout) as answer:
             text = answer.read()
+            if raw:
+                return answer.status, text.decode()
             return answer.status, json.loads(text) if text else None
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b"null")

@@ -9,7 +9,11 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 SEED = Path(__file__).parents[2] / "scenarios" / "manchester-derby-2017.yaml"
 MATCH = "mun-mci-2017-12-10"
@@ -40,10 +44,67 @@ print(json.dumps({{
 """
 
 
-def _run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _run(home: Path, *args: str, database: str = "") -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PITCHPASS_HOME=str(home))
     env.pop("DATABASE_URL", None)
+    if database:
+        env["DATABASE_URL"] = database
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env)
+
+
+POSTGRES = "postgres://postgres@127.0.0.1:5432"
+
+
+@contextmanager
+def _postgres_databases(*names: str) -> Iterator[list[str]]:
+    """Fresh databases on the local PostgreSQL (dropped afterwards), named for this
+    process so that two runs on one machine never share one."""
+    import psycopg
+
+    made = [f"pitchpass_{name}_{os.getpid()}" for name in names]
+    try:
+        admin = psycopg.connect(f"{POSTGRES}/postgres", autocommit=True, connect_timeout=5)
+    except psycopg.OperationalError as error:
+        pytest.skip(f"no PostgreSQL at 127.0.0.1:5432: {error}")
+    with admin:
+        for name in made:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            admin.execute(f'CREATE DATABASE "{name}"')
+        try:
+            yield [f"{POSTGRES}/{name}" for name in made]
+        finally:
+            for name in made:
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_a_postgresql_backup_restores_into_postgresql_and_sqlite(tmp_path: Path) -> None:
+    """The same on PostgreSQL (its snapshot is a REPEATABLE READ transaction, its id
+    sequences are set past the rows restored): restored into an empty PostgreSQL
+    database and into SQLite, the match decides the same and the audit verifies; the
+    restored PostgreSQL database takes new rows (its sequences moved on)."""
+    with _postgres_databases("backup_a", "backup_b") as (first, second):
+        home = tmp_path / "home"
+        assert _run(home, "-m", "pitchpass", "load", str(SEED), database=first).returncode == 0
+        added = _run(
+            home, "-m", "pitchpass", "user", "add", "officer", "--role", "officer",
+            "--org", "man-united", "--password", "a-long-phrase-1", database=first,
+        )  # fmt: skip
+        assert added.returncode == 0, added.stderr
+        worked = _run(home, "-c", WORK.format(match=MATCH), database=first)
+        assert worked.returncode == 0, worked.stderr
+        saved = tmp_path / "backup.json"
+        backed = _run(home, "-m", "pitchpass", "backup", str(saved), database=first)
+        assert backed.returncode == 0, backed.stderr
+        before = json.loads(_run(home, "-c", STATE.format(match=MATCH), database=first).stdout)
+        for target, where in ((second, tmp_path / "pg"), ("", tmp_path / "sqlite")):
+            restored = _run(where, "-m", "pitchpass", "restore", str(saved), database=target)
+            assert restored.returncode == 0, restored.stderr
+            state = _run(where, "-c", STATE.format(match=MATCH), database=target)
+            assert json.loads(state.stdout) == before, state.stderr
+            verified = _run(where, "-m", "pitchpass", "audit", "verify", database=target)
+            assert verified.returncode == 0 and "audit intact" in verified.stdout
+        again = _run(tmp_path / "pg", "-c", WORK.format(match=MATCH), database=second)
+        assert again.returncode == 0, again.stderr  # new runs and audit rows: ids free
 
 
 def test_a_backup_restored_into_an_empty_database_is_the_same(tmp_path: Path) -> None:

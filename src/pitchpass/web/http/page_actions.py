@@ -150,6 +150,7 @@ def log_incident(request: HttpRequest, match_key: str) -> HttpResponse:
         return _twin(request, match_key, "incident")
 
     def act() -> str:
+        entries.check_logs_incidents(user_of(request))  # 403 before the form's 400
         form = IncidentForm(request.POST, zones=_zones(request, match_key))
         data = form.checked()
         with transaction.atomic():

@@ -406,6 +406,13 @@ def do_consent(user: User, match_key: str, request_id: str, given: bool) -> Cons
 INCIDENT_FIELDS = ("id", "zone", "minute", "at", "what")
 
 
+def check_logs_incidents(user: User) -> None:
+    """Stewards, officers and admins log incidents; anyone else is refused (403) before
+    what they sent is looked at."""
+    if access.profile(user).role not in ("steward", "officer", "admin"):
+        raise ServiceError(ErrorCode.FORBIDDEN, "stewards, officers and admins log incidents")
+
+
 def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
     """Stewards, officers and admins log what happened; the core checks it. Locks the match.
     `minute` is the clock (a number), or stoppage time as the referee's board shows it
@@ -413,8 +420,7 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
     check_text(body)
     with transaction.atomic():
         match = lock_match(access.check_match(user, match_key))
-        if access.profile(user).role not in ("steward", "officer", "admin"):
-            raise ServiceError(ErrorCode.FORBIDDEN, "stewards, officers and admins log incidents")
+        check_logs_incidents(user)
         if isinstance(body.get("minute"), str):
             body = {**body, "minute": typed_minute(match, body["minute"])}
         _check_minute(body.get("minute"))
