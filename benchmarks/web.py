@@ -278,6 +278,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--database", default="postgres://postgres@127.0.0.1:5432/pitchpass_bench")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--cache",
+        default="redis://127.0.0.1:6379/3",
+        help="PITCHPASS_CACHE_URL of the server (where the API's rates are counted)",
+    )
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--rounds", type=int, default=3)
@@ -286,6 +291,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         env, submitters, readers, officer = prepare(args.database, Path(folder))
+        env["PITCHPASS_CACHE_URL"] = args.cache
         port = 8790
         server = serve(env, port, args.workers)
         setup = Setup(port, submitters, readers, officer)
@@ -342,8 +348,8 @@ def report(args: argparse.Namespace, samples: list[Sample], failures: list[str],
         "",
         f"Written by `benchmarks/web.py` (do not edit by hand). Machine: {machine}, Python "
         f"{platform.python_version()}, PostgreSQL on 127.0.0.1; the server `pitchpass serve "
-        f"--workers {args.workers}` (gunicorn, 4 threads a worker) and the clients on the same "
-        f"machine; load average {load[0]:.2f} before, {load[1]:.2f} after. {args.clients} "
+        f"--workers {args.workers}` (gunicorn, 4 threads a worker; rates counted in "
+        f"`{args.cache}`) and the clients on the same machine; load average {load[0]:.2f} before, {load[1]:.2f} after. {args.clients} "
         f"clients; {args.rounds} rounds of {args.seconds:g} s per kind and mode, the kinds "
         "interleaved in each round. Throughput: the median of the rounds, each client calling "
         f"again as soon as it is answered. Latency: each client calling every {args.pace:g} s, "

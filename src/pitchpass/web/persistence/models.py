@@ -194,6 +194,9 @@ class Request(models.Model):
     class Meta:
         ordering = ["match", "position"]
         constraints = [models.UniqueConstraint(fields=["match", "key"], name="unique_request_key")]
+        # A match's requests in order, and its last position (a submission's MAX): an
+        # index, not a sort of every request.
+        indexes = [models.Index(fields=["match", "position"], name="request_order")]
 
     def __str__(self) -> str:
         return f"{self.match.key}: {self.key}"

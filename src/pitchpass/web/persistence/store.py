@@ -500,14 +500,15 @@ def _camera(camera: m.Camera) -> dict[str, Any]:
 
 
 def request_json(
-    match_key: str, request: m.Request, consent: list[str] | None = None
+    match_key: str, request: m.Request, consent: list[str] | None = None, zone: str = ""
 ) -> dict[str, Any]:
-    """A request in SCENARIO.md's shape; `consent` when known already (not read again)."""
+    """A request in SCENARIO.md's shape; `consent` and `zone` when known already (not
+    read again)."""
     out: dict[str, Any] = {
         "id": request.key,
         "match": match_key,
         "by": request.by.key,
-        "zone": request.zone.key,
+        "zone": zone or request.zone.key,
         "phases": list(request.phases),
         "crew": request.crew,
         "cameras": request.cameras,

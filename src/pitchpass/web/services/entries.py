@@ -99,10 +99,11 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
                 ErrorCode.FORBIDDEN, "consent is given by the occupant club's officer", "consent"
             )
         request_id = check_id(_request_id(match, by, body.get("id"), admin))
-        existing = match.requests.filter(key=request_id).select_related("by").first()
+        holder = match.requests.filter(key=request_id).order_by().values_list("by__key")[:1]
+        existing = next(iter(holder), None)
         if existing is not None:
             typed = str(body.get("id") or "")
-            if not admin and existing.by.key != by:  # loaded from a file: not theirs to learn
+            if not admin and existing[0] != by:  # loaded from a file: not theirs to learn
                 raise ServiceError(
                     ErrorCode.DUPLICATE,
                     f'the reference "{typed}" cannot be used: choose another',
@@ -132,7 +133,7 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
         consent = sorted(set(entry.get("consent", [])))
         if consent:
             row.consent.set(m.Organisation.objects.filter(key__in=consent))
-        after = store.request_json(match.key, row, consent)
+        after = store.request_json(match.key, row, consent, entry["zone"])
         audit(user, "submit", match, request_id, None, after)
         return request_id
 
