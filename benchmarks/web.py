@@ -174,9 +174,25 @@ async def run(kind: str, mode: str, setup: Setup, clients: int, seconds: float,
     return sample
 
 
-def _cli(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "pitchpass", *args], env=env, text=True,
-                          capture_output=True)  # fmt: skip
+# A media user and a token per broadcaster, and the home club's officer, in one process
+# (the services the CLI's `user add` and `token create` call); their tokens, as JSON.
+USERS = """
+import json
+from pitchpass.web.setup import configure
+configure()
+from pitchpass.web.services.accounts import do_add_user, do_create_token
+tokens = []
+for n, org in enumerate({orgs!r}):
+    do_add_user(f"u{{n}}", "media", org, f"bench-phrase-{{n}}-long")
+    tokens.append(do_create_token(f"u{{n}}"))
+do_add_user("boss", "officer", "man-united", "bench-phrase-boss")
+print(json.dumps([*tokens, do_create_token("boss")]))
+"""
+
+
+def _cli(env: dict[str, str], *args: str, module: bool = True) -> str:
+    command = [sys.executable, *(["-m", "pitchpass"] if module else []), *args]
+    done = subprocess.run(command, env=env, text=True, capture_output=True)
     if done.returncode != 0:
         raise SystemExit(f"pitchpass {' '.join(args)} failed: {done.stderr}")
     return done.stdout.strip()
@@ -210,19 +226,13 @@ def prepare(url: str, home: Path) -> tuple[dict[str, str], list[str], list[str],
     import yaml
 
     orgs = [o["id"] for o in yaml.safe_load(text)["organisations"] if o["kind"] == "broadcaster"]
-    tokens = []
-    for n, org in enumerate(orgs[:24]):
-        _cli(env, "user", "add", f"u{n}", "--role", "media", "--org", org,
-             "--password", f"bench-phrase-{n}-long")  # fmt: skip
-        tokens.append(_cli(env, "token", "create", f"u{n}"))
-    _cli(env, "user", "add", "boss", "--role", "officer", "--org", "man-united",
-         "--password", "bench-phrase-boss")  # fmt: skip
+    tokens = json.loads(_cli(env, "-c", USERS.format(orgs=orgs[:24]), module=False))
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as db:
         db.execute("CREATE TABLE bench_bare (id serial PRIMARY KEY, body text NOT NULL)")
         db.execute("INSERT INTO bench_bare (body) VALUES ('{}')")
-    return env, tokens[:12], tokens[12:], _cli(env, "token", "create", "boss")
+    return env, tokens[:12], tokens[12:24], tokens[24]
 
 
 def serve(env: dict[str, str], port: int, workers: int) -> subprocess.Popen[str]:
@@ -288,11 +298,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--pace", type=float, default=1.0, help="seconds between a client's calls")
     parser.add_argument("--output", type=Path, default=HERE / "RESULTS-web.md")
+    parser.add_argument("--port", type=int, default=8790, help="the server's, on 127.0.0.1")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         env, submitters, readers, officer = prepare(args.database, Path(folder))
         env["PITCHPASS_CACHE_URL"] = args.cache
-        port = 8790
+        port = args.port
         server = serve(env, port, args.workers)
         setup = Setup(port, submitters, readers, officer)
         samples: list[Sample] = []
