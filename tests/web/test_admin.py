@@ -461,3 +461,24 @@ def test_a_submission_is_checked_against_the_match_as_an_admin_left_it(admin_cli
     with pytest.raises(ServiceError, match=r'unknown zone of the match.s venue "mixed-zone"'):
         submit("mixed-zone")
     assert m.Request.objects.get(key=submit("mixed")).zone.key == "mixed"
+
+
+def test_an_edit_or_a_load_moves_every_matchs_frame(admin_client) -> None:
+    """Venues, zones and competitions are shared by matches an edit or a file does not
+    name (a zone moved to another venue leaves its old venue's matches too): every
+    match's kept frame moves on with any of them (independent review of issue 10)."""
+    night = ROOT / "scenarios" / "european-night.yaml"
+    store.load(parse_text(night.read_text(), night.name))
+    frames = dict(m.Match.objects.values_list("key", "frame"))
+    assert len(frames) > 1
+    zone = m.Zone.objects.get(key="pitch-side", venue__matches__key=MATCH)
+    edited = admin_client.post(
+        f"/admin/pitchpass/zone/{zone.pk}/change/", zone_form(zone, name="Touchline")
+    )
+    assert edited.status_code == 302
+    after_edit = dict(m.Match.objects.values_list("key", "frame"))
+    assert all(after_edit[key] > frame for key, frame in frames.items())
+    seed = ROOT / "scenarios" / "manchester-derby-2017.yaml"
+    store.load(parse_text(seed.read_text(), seed.name))  # names one match of them
+    after_load = dict(m.Match.objects.values_list("key", "frame"))
+    assert all(after_load[key] > frame for key, frame in after_edit.items())

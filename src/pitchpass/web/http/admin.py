@@ -195,12 +195,10 @@ def _matches_of(obj: Model) -> set[int]:
 
 def _touch(request: HttpRequest, obj: Model, before: Any, after: Any, bump: bool = True) -> None:
     """Move on the version of every match `obj` touches (unless the edit cannot change a
-    decision: not `bump`) and its frame, with an audit entry for each."""
+    decision: not `bump`), with an audit entry for each."""
     touched = matches_touched(obj)
-    if bump:
-        touched.update(version=F("version") + 1, frame=F("frame") + 1)
-    else:  # a name: what a request is checked against is kept by it all the same
-        touched.update(frame=F("frame") + 1)
+    if bump:  # (every match's frame moved on when the edit took its locks)
+        touched.update(version=F("version") + 1)
     target = f"{obj._meta.model_name} {getattr(obj, 'key', obj.pk)}"
     user = request.user if isinstance(request.user, User) else None
     admin_checks.record_edit(user, list(touched), target, before, after)

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from django.db import transaction
-from django.db.models import ProtectedError, QuerySet
+from django.db.models import F, ProtectedError, QuerySet
 
 from pitchpass.core import Problem, Scenario, ScenarioInvalid, check_document, load_document
 from pitchpass.core.model import DEFAULT_PHASES, Phase
@@ -58,6 +58,7 @@ def load(document: dict[str, Any], replace: bool = False) -> Loaded:
         raise ScenarioInvalid(outside)
     try:
         with transaction.atomic():
+            frames_changed()  # its venues and competitions may be other matches' too
             keys = sorted(match.id for match in scenario.matches)
             # In the order of primary keys, as the admin takes them (admin_checks.lock).
             matches = m.Match.objects.select_for_update().filter(key__in=keys).order_by("pk")
@@ -77,6 +78,15 @@ def load(document: dict[str, Any], replace: bool = False) -> Loaded:
         tuple(warnings),
         tuple(changed),
     )
+
+
+def frames_changed() -> None:
+    """Venues, zones, competitions, phases, tiers or organisations are being written (a
+    load, an admin's edit): every match's frame moves on, for those rows are shared by
+    matches the file or the edit does not name. Done first in the transaction: it holds
+    every match's row until the commit (taken in one order by every writer of this kind;
+    a submission waits, then checks against the frame as written)."""
+    m.Match.objects.update(frame=F("frame") + 1)
 
 
 def _write(document: dict[str, Any], scenario: Scenario) -> None:
@@ -219,7 +229,7 @@ def _record(scenario: Scenario, before: dict[str, dict[str, Any]], replace: bool
             refused[match.id] = lost
             continue
         else:
-            m.Match.objects.filter(pk=row.pk).update(version=row.version + 1, frame=row.frame + 1)
+            m.Match.objects.filter(pk=row.pk).update(version=row.version + 1)
             sent = _requests_changed(before.get(match.id), after)
             row.requests.filter(key__in=sent).update(changed_in=row.version + 1)
         changed.append(match.id)

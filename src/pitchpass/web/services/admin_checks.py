@@ -144,6 +144,7 @@ def lock(pks: set[int]) -> None:
     primary keys (as `store.load` does), so that no decide, publish or submission changes
     them between the check and the commit. Taking it again in the same transaction is
     free."""
+    store.frames_changed()  # first: what a request is checked against may change
     list(m.Match.objects.select_for_update().filter(pk__in=pks).order_by("pk").values("pk"))
 
 

@@ -215,14 +215,20 @@ def _check_with_core(match: m.Match, entry: dict[str, Any]) -> None:
 def _frame(match: m.Match) -> dict[str, Any]:
     """The match exported without its requests and incidents, kept by its frame version
     (moved on by a load or an admin's edit, never by a request): a copy to change."""
-    kept = lasting(("frame", match.pk, match.frame), lambda: store.export(match.key, False))
-    return copy.deepcopy(kept)
+    return copy.deepcopy(_kept_frame(match)[0])
 
 
 def _zone_ids(match: m.Match) -> dict[str, int]:
-    """The match's zones by id (their rows' keys), kept as its frame is."""
-    zones = m.Zone.objects.filter(venue_id=match.venue_id)
-    return lasting(("zones", match.pk, match.frame), lambda: dict(zones.values_list("key", "pk")))
+    """The match's zones by id (their rows' keys), kept with its frame."""
+    return _kept_frame(match)[1]
+
+
+def _kept_frame(match: m.Match) -> tuple[dict[str, Any], dict[str, int]]:
+    def work() -> tuple[dict[str, Any], dict[str, int]]:
+        zones = m.Zone.objects.filter(venue_id=match.venue_id).values_list("key", "pk")
+        return store.export(match.key, False), dict(zones)
+
+    return lasting(("frame", match.pk, match.frame), work)
 
 
 def _check_entry(document: dict[str, Any], section: str, entry: dict[str, Any]) -> Scenario:
