@@ -14,8 +14,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from django.db import connection
 
 SEED = Path(__file__).parents[2] / "scenarios" / "manchester-derby-2017.yaml"
+# These make their own databases (SQLite folders, PostgreSQL databases): once, in the
+# SQLite run, not again in CI's PostgreSQL run of tests/web.
+pytestmark = pytest.mark.skipif(
+    connection.vendor == "postgresql", reason="runs once, in the SQLite run"
+)
 MATCH = "mun-mci-2017-12-10"
 
 WORK = """
