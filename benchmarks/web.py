@@ -51,6 +51,7 @@ class Sample:
     seconds: float = 0.0
     latencies: list[float] = field(default_factory=list)
     statuses: dict[int, int] = field(default_factory=dict)
+    rates: list[float] = field(default_factory=list)  # of each round, once merged
 
     @property
     def rate(self) -> float:
@@ -341,11 +342,11 @@ def report(args: argparse.Namespace, samples: list[Sample], failures: list[str],
         whole = Sample(kind, mode, sum(s.seconds for s in runs))
         for s in runs:
             whole.latencies += s.latencies
-        whole.rates = [s.rate for s in runs]  # type: ignore[attr-defined]
+        whole.rates = [s.rate for s in runs]
         return whole
 
     rows = {(k, mode): merged(k, mode) for k in KINDS for mode in ("throughput", "latency")}
-    rate = {k: statistics.median(rows[k, "throughput"].rates) for k in KINDS}  # type: ignore[attr-defined]
+    rate = {k: statistics.median(rows[k, "throughput"].rates) for k in KINDS}
     submit_ratio = rate["submit"] / rate["bare-write"]
     read_ratio = rate["read"] / rate["bare-read"]
     p99 = {k: rows[k, "latency"].quantile(0.99) for k in KINDS}
@@ -372,7 +373,7 @@ def report(args: argparse.Namespace, samples: list[Sample], failures: list[str],
     ]
     for k in KINDS:
         t, lat = rows[k, "throughput"], rows[k, "latency"]
-        rounds = ", ".join(f"{r:.0f}" for r in t.rates)  # type: ignore[attr-defined]
+        rounds = ", ".join(f"{r:.0f}" for r in t.rates)
         lines.append(f"| {k} | {rate[k]:.1f} | {rounds} | {t.quantile(0.5):.1f} | "
                      f"{lat.quantile(0.99):.1f} | {lat.quantile(0.5):.1f} |")  # fmt: skip
     lines += [

@@ -189,9 +189,8 @@ def _request_id(match: m.Match, by: str, wanted: Any, admin: bool) -> str:
     return _free_id(prefix, taken)
 
 
-def _free_id(prefix: str, taken: set[str]) -> str:
-    """The prefix and the first number that makes an id not taken yet."""
-    number = 1
+def _free_id(prefix: str, taken: set[str], number: int = 1) -> str:
+    """The prefix and the first number from `number` on that makes an id not taken yet."""
     while f"{prefix}{number}" in taken:
         number += 1
     return f"{prefix}{number}"
@@ -432,7 +431,9 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
             body = {**body, "minute": typed_minute(match, body["minute"])}
         _check_minute(body.get("minute"))
         taken = set(match.incidents.values_list("key", flat=True))
-        incident_id = check_id(str(body.get("id") or _new_incident_id(match, taken)))
+        # Past every "incident-n" the match has had: a deleted one's id is not made again.
+        made_up = _free_id("incident-", taken, match.incident_serial + 1)
+        incident_id = check_id(str(body.get("id") or made_up))
         if incident_id in taken:
             raise ServiceError(
                 ErrorCode.DUPLICATE, f'incident "{incident_id}" exists already', "id"
@@ -446,15 +447,6 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
         store.add_incident(match, entry)
         audit(user, "incident", match, incident_id, None, entry)
         return incident_id
-
-
-def _new_incident_id(match: m.Match, taken: set[str]) -> str:
-    """ "incident-n", past every such id the match has had (match.incident_serial: a
-    deleted incident's id is not made up again)."""
-    number = match.incident_serial + 1
-    while f"incident-{number}" in taken:
-        number += 1
-    return f"incident-{number}"
 
 
 DAY = 1440  # minutes: an incident typed on the desk is logged within a day of kick-off

@@ -33,7 +33,7 @@ def from_the_audit(apps: Any, schema_editor: Any) -> None:
             found = re.fullmatch(r"(?:incident )?incident-(\d+)", entry.target or "")
             if found and len(found[1]) < 10:
                 numbers.append(int(found[1]))
-        for key in Match.objects.get(pk=match.pk).incidents.values_list("key", flat=True):
+        for key in match.incidents.values_list("key", flat=True):
             found = re.fullmatch(r"incident-(\d+)", key)
             if found and len(found[1]) < 10:
                 numbers.append(int(found[1]))
