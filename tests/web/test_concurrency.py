@@ -15,6 +15,7 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 
 from pitchpass.core.parse import parse_text
+from pitchpass.web.errors import ErrorCode
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 from pitchpass.web.services import decisions, entries
@@ -69,6 +70,29 @@ def test_a_burst_of_submissions_gets_distinct_ids_and_loses_none() -> None:
     assert errors == []
     keys = list(m.Request.objects.filter(match__key=MATCH).values_list("key", flat=True))
     assert len(keys) == before + 8 == len(set(keys))
+    # Each took the match lock in turn: a place after every earlier one, a version each.
+    new = m.Request.objects.filter(match__key=MATCH).order_by("-position")[:8]
+    assert len({r.position for r in new}) == 8
+    assert len({r.changed_in for r in new}) == 8
+    assert min(r.position for r in new) > max(
+        m.Request.objects.filter(match__key=MATCH).exclude(pk__in=[r.pk for r in new])
+        .values_list("position", flat=True)
+    )  # fmt: skip
+
+
+def test_one_id_sent_at_once_by_eight_makes_one_request_and_seven_409s() -> None:
+    """The id's uniqueness is the database's (checked at the insert, under the lock):
+    the other seven are told it exists, nothing half-written, one audit entry."""
+    setup_match()
+    do_add_user("bt", "media", "bt-sport", "pw-for-tests-only-7")
+    user = User.objects.get(username="bt")
+    body = {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1, "id": "same"}
+    before = m.AuditEntry.objects.count()
+    errors = run_together(lambda n: entries.do_submit_request(user, MATCH, body, NOW), 8)
+    assert [getattr(e, "code", e) for e in errors] == [ErrorCode.DUPLICATE] * 7
+    assert all('request "bt-sport.same" exists already' in str(e) for e in errors)
+    assert m.Request.objects.filter(match__key=MATCH, key="bt-sport.same").count() == 1
+    assert m.AuditEntry.objects.count() == before + 1
 
 
 def test_two_officers_deciding_at_once_make_two_runs_in_turn() -> None:

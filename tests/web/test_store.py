@@ -32,6 +32,27 @@ def test_every_match_exported_decides_exactly_as_the_file(path: Path) -> None:
         assert decided(store.export(match_key))[match_key] == expected[match_key]
 
 
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.name)
+def test_the_list_read_in_one_query_is_the_requests_read_as_rows(path: Path) -> None:
+    """store.requests_json (what the API lists, consent joined in) says of every request
+    what request_json says of its row; revoked and locked ones too."""
+    store.load(document(path))
+    changed = m.Request.objects.order_by("pk")
+    changed.filter(pk__in=changed.values("pk")[:2]).update(locked=True)
+    changed.filter(pk__in=changed.values("pk")[2:3]).update(revoked="by hand: <b>x</b>")
+    two = m.Organisation.objects.order_by("-key")[:2]  # joined as two rows, listed sorted
+    changed.last().consent.set(two)
+    compared = 0
+    for match in m.Match.objects.all():
+        rows = [store.request_json(match.key, r) for r in store.request_rows(match)]
+        assert store.requests_json(match.key, match.requests.all()) == rows
+        compared += len(rows)
+    assert compared == m.Request.objects.count() > 0
+    last = changed.last()
+    listed = store.requests_json(last.match.key, m.Request.objects.filter(pk=last.pk))
+    assert listed[0]["consent"] == sorted(o.key for o in two)
+
+
 def test_loading_twice_changes_nothing() -> None:
     doc = document(SCENARIOS[0])
     store.load(doc)

@@ -430,3 +430,29 @@ def test_the_api_takes_stoppage_time_as_the_referee_shows_it(api) -> None:
     for wrong in ("3", "45+", "+2", True, "45+2; drop"):
         refused = post(api["steward"], "/incidents", {"zone": "tunnel", "minute": wrong})
         assert refused.status_code == 400 and refused.json()["path"].startswith("minute")
+
+
+def test_a_submission_checked_before_a_load_moved_the_match_is_checked_again(
+    api, monkeypatch
+) -> None:
+    """A submission is checked against the match's frame before it takes the lock; a
+    load or an admin's edit that lands in between (here: kick-off moved to the past) is
+    seen under the lock, and the request is judged by the match as it is then."""
+    from datetime import UTC, datetime
+
+    from pitchpass.web.services import entries
+
+    taken = entries.claim
+
+    def edited_in_between(match: m.Match) -> m.Match:
+        m.Match.objects.filter(key=MATCH).update(kickoff=datetime(2000, 1, 1, tzinfo=UTC))
+        store.frames_changed()
+        return taken(match)
+
+    monkeypatch.setattr(entries, "claim", edited_in_between)
+    before = m.Match.objects.values_list("version", flat=True).get(key=MATCH)
+    requests = m.Request.objects.count()
+    sent = post(api["bt"], "/requests", {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1})
+    assert sent.status_code == 409 and sent.json()["code"] == "deadline-passed"
+    assert m.Request.objects.count() == requests
+    assert m.Match.objects.values_list("version", flat=True).get(key=MATCH) == before

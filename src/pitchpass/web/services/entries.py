@@ -11,8 +11,9 @@ from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from django.contrib.auth.models import User
-from django.db import transaction
-from django.db.models import Max
+from django.db import IntegrityError, transaction
+from django.db.models import Subquery
+from django.db.models.functions import Coalesce
 
 from pitchpass.core import Scenario, check_document
 from pitchpass.core.coverage import phase_at
@@ -29,6 +30,7 @@ from pitchpass.web.persistence.changes import (
     changed,
     check_id,
     check_text,
+    claim,
     lock_match,
     stored_invalid,
 )
@@ -58,7 +60,7 @@ def matches_for(user: User) -> list[dict[str, Any]]:
 def requests_for(user: User, match_key: str) -> list[dict[str, Any]]:
     """The match's requests the user may see, in SCENARIO.md's shape."""
     match = access.check_match(user, match_key)
-    return [store.request_json(match.key, r) for r in access.visible_requests(user, match)]
+    return store.requests_json(match.key, access.visible_requests(user, match))
 
 
 def closes_at(match: m.Match) -> datetime | None:
@@ -86,56 +88,89 @@ def _check_deadline(match: m.Match, now: datetime) -> None:
 
 def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: datetime) -> str:
     """Add a request (media: for their own organisation; admin: for `by`); the core checks
-    it against the match as stored. Locks the match."""
+    it against the match as stored. What needs no lock is done before the match is locked:
+    the request is checked against the match's frame (moved on only by a load or an
+    admin's edit; checked again under the lock if it moved meanwhile). Under the lock, one
+    statement each: the version moved on, the row inserted (the id's uniqueness is the
+    database's: a clash is a 409), the audit entry. Submissions to one match in a rush
+    wait for each other that long, not for the checks."""
     check_text(body)
     who = access.profile(user)
     admin = who.role == "admin"
-    with transaction.atomic():
-        match = lock_match(access.check_match(user, match_key))
-        by = _requester(who, body)
-        _check_deadline(match, now)
-        if body.get("consent") and not admin:
-            raise ServiceError(
-                ErrorCode.FORBIDDEN, "consent is given by the occupant club's officer", "consent"
-            )
-        request_id = check_id(_request_id(match, by, body.get("id"), admin))
-        holder = match.requests.filter(key=request_id).order_by().values_list("by__key")[:1]
-        existing = next(iter(holder), None)
-        if existing is not None:
-            typed = str(body.get("id") or "")
-            if not admin and existing[0] != by:  # loaded from a file: not theirs to learn
-                raise ServiceError(
-                    ErrorCode.DUPLICATE,
-                    f'the reference "{typed}" cannot be used: choose another',
-                    "id",
-                )
-            taken = f'your reference "{typed}" is taken: ' if typed != request_id else ""
-            raise ServiceError(
-                ErrorCode.DUPLICATE, f'{taken}request "{request_id}" exists already', "id"
-            )
-        entry = {k: body[k] for k in REQUEST_FIELDS if body.get(k) is not None}
-        entry |= {"id": request_id, "match": match.key, "by": by, "submitted": now.isoformat()}
-        _check_with_core(match, entry)
-        changed(match)  # the request waits for the next decide (runs made before lack it)
-        row = m.Request.objects.create(
-            match=match,
-            key=request_id,
-            by=_organisation(who, by),
-            zone_id=_zone_ids(match)[entry["zone"]],
-            phases=list(entry["phases"]),
-            crew=entry["crew"],
-            cameras=entry.get("cameras", 1),
-            submitted=now,
-            submitted_offset=0,
-            position=(match.requests.aggregate(n=Max("position"))["n"] or 0) + 1,
-            changed_in=match.version,
+    match = access.check_match(user, match_key)
+    by = _requester(who, body)
+    if body.get("consent") and not admin:
+        raise ServiceError(
+            ErrorCode.FORBIDDEN, "consent is given by the occupant club's officer", "consent"
         )
-        consent = sorted(set(entry.get("consent", [])))
-        if consent:
-            row.consent.set(m.Organisation.objects.filter(key__in=consent))
-        after = store.request_json(match.key, row, consent, entry["zone"])
-        audit(user, "submit", match, request_id, None, after)
-        return request_id
+    wanted = body.get("id")
+    request_id = check_id(_request_id(match, by, wanted, admin))
+    entry = {k: body[k] for k in REQUEST_FIELDS if body.get(k) is not None}
+    entry |= {"id": request_id, "match": match.key, "by": by, "submitted": now.isoformat()}
+    _check_submission(match, entry, now)
+    requester = _organisation(who, by)
+    try:
+        with transaction.atomic():
+            frame = match.frame
+            claim(match)
+            if match.frame != frame:  # a load or an admin's edit since the check
+                match = lock_match(match)
+                _check_submission(match, entry, now)
+            if not wanted:  # the first free number, now that no one else can take it
+                entry["id"] = request_id = _request_id(match, by, wanted, admin)
+            row = m.Request.objects.create(
+                match=match,
+                key=request_id,
+                by=requester,
+                zone_id=_zone_ids(match)[entry["zone"]],
+                phases=list(entry["phases"]),
+                crew=entry["crew"],
+                cameras=entry.get("cameras", 1),
+                submitted=now,
+                submitted_offset=0,
+                position=_next_position(match),
+                changed_in=match.version,
+            )
+            consent = sorted(set(entry.get("consent", [])))
+            if consent:
+                row.consent.set(m.Organisation.objects.filter(key__in=consent))
+            after = store.request_json(match.key, row, consent, entry["zone"])
+            audit(user, "submit", match, request_id, None, after)
+    except IntegrityError:
+        clash = _clash(match, request_id, by, wanted, admin)
+        if clash is None:
+            raise
+        raise clash from None
+    return request_id
+
+
+def _check_submission(match: m.Match, entry: dict[str, Any], now: datetime) -> None:
+    _check_deadline(match, now)
+    _check_with_core(match, entry)
+
+
+def _next_position(match: m.Match) -> Any:
+    """After the match's last request, read in the INSERT itself (under the match lock: a
+    statement's own snapshot sees every submission committed before it)."""
+    last = m.Request.objects.filter(match_id=match.pk).order_by("-position").values("position")
+    return Coalesce(Subquery(last[:1]), 0) + 1
+
+
+def _clash(
+    match: m.Match, request_id: str, by: str, wanted: Any, admin: bool
+) -> ServiceError | None:
+    """What a submission whose id is taken is told (None if its id is not taken: the
+    database refused it for another reason). A media user never learns whose it is."""
+    holder = match.requests.filter(key=request_id).values_list("by__key", flat=True).first()
+    if holder is None:
+        return None
+    typed = str(wanted or "")
+    if not admin and holder != by:  # loaded from a file: not theirs to learn
+        return ServiceError(
+            ErrorCode.DUPLICATE, f'the reference "{typed}" cannot be used: choose another', "id"
+        )
+    taken = f'your reference "{typed}" is taken: ' if typed != request_id else ""
+    return ServiceError(ErrorCode.DUPLICATE, f'{taken}request "{request_id}" exists already', "id")
 
 
 def _organisation(who: m.Profile, by: str) -> m.Organisation:
