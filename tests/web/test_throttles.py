@@ -9,7 +9,27 @@ from django.test import Client
 from test_workflow_api import MATCH, post
 from test_workflow_api import api as api  # the fixture
 
+from pitchpass.web.settings import cache as cache_settings
+
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True, params=["memory", "redis"])
+def counted_in(request, settings):
+    """Each test with the rates counted in this process's memory (ninja's throttle) and
+    in Redis (one pipeline a call; the local server, its database 9 emptied)."""
+    if request.param == "redis":
+        import redis
+
+        settings.CACHES = {"default": cache_settings("redis://127.0.0.1:6379/9")}
+        redis.Redis(db=9).flushdb()
+        yield request.param
+        counted = redis.Redis(db=9).keys("*pitchpass-*")  # rates, wrong tokens
+        by_ninja = redis.Redis(db=9).keys("*throttle_*")  # what ninja's throttle keeps
+        redis.Redis(db=9).flushdb()
+        assert counted and not by_ninja, "not counted by the pipeline in Redis"
+    else:
+        yield request.param
 
 
 def test_calls_past_the_rate_are_429_for_that_user_only(api, settings) -> None:

@@ -1,4 +1,5 @@
-"""How often the API may be called (ninja's throttles, counted in Django's cache): per
+"""How often the API may be called (a ninja throttle, counted in Django's cache: in Redis
+in one round trip a call, see Limit): per
 user, every call (PITCHPASS_API_RATE) and each change (PITCHPASS_API_WRITE_RATE, a
 request sent, a decide, an incident...); per address, wrong tokens
 (PITCHPASS_API_BAD_TOKEN_RATE), so a token cannot be guessed at speed. Past a limit the
@@ -11,7 +12,8 @@ import threading
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
+from django.core.cache.backends.redis import RedisCache
 from django.http import HttpRequest
 from ninja.throttling import AuthRateThrottle, BaseThrottle
 
@@ -19,29 +21,82 @@ from pitchpass.web.errors import ErrorCode, ServiceError
 
 
 class Limit(BaseThrottle):
-    """Per user (per address before signing in), at the rate a setting names. ninja keeps
-    one throttle for every call, and the server answers on several threads: each call
-    is counted by a throttle of its own (ninja's AuthRateThrottle keeps the call's key and
-    history on itself between reading and writing them), kept for its thread."""
+    """Per user (per address before signing in), at the rates the settings name: every
+    call (`calls`) and, on a change, also `writes`; one throttle for both, so that a call
+    is counted in one round trip to Redis. Counted in Redis, a rate is a window opened by
+    the user's first call and lasting the rate's period (SET NX EX, INCR and TTL in one
+    pipeline); in another cache (this process's memory, the database), by ninja's
+    AuthRateThrottle (the times of the last calls). ninja keeps one throttle for every
+    call, and the server answers on several threads: what a call was told to wait is
+    kept for its thread."""
 
-    def __init__(self, setting: str, scope: str) -> None:
-        self.setting, self.scope = setting, scope
+    def __init__(self, *limits: tuple[str, str]) -> None:
+        self.limits = limits  # (setting, scope)
         self.mine = threading.local()
 
     def allow_request(self, request: HttpRequest) -> bool:
-        counter = AuthRateThrottle(getattr(settings, self.setting))
-        counter.scope = self.scope
-        self.mine.counter = counter
-        allowed: bool = counter.allow_request(request)
-        return allowed
+        rates = [(scope, getattr(settings, setting)) for setting, scope in self.limits]
+        client = _redis()
+        waits = (
+            _in_redis(client, request, rates) if client is not None else _in_cache(request, rates)
+        )
+        self.mine.wait = max(waits, default=None)
+        return not waits
 
     def wait(self) -> float | None:
-        counter = getattr(self.mine, "counter", None)
-        return counter.wait() if counter is not None else None
+        found: float | None = getattr(self.mine, "wait", None)
+        return found
 
 
-CALLS: list[BaseThrottle] = [Limit("PITCHPASS_API_RATE", "calls")]
-WRITES: list[BaseThrottle] = [*CALLS, Limit("PITCHPASS_API_WRITE_RATE", "writes")]
+def _in_redis(client: Any, request: HttpRequest, rates: list[tuple[str, str]]) -> list[float]:
+    """The seconds to wait for each rate this call is past (none if it may go on)."""
+    counts = []
+    with client.pipeline(transaction=False) as pipeline:
+        for scope, rate in rates:
+            allowed, period = AuthRateThrottle(rate).parse_rate(rate)
+            key = caches[DEFAULT_CACHE_ALIAS].make_and_validate_key(
+                f"pitchpass-rate:{scope}:{_ident(request)}"
+            )
+            pipeline.set(key, 0, ex=period, nx=True)
+            pipeline.incr(key)
+            pipeline.ttl(key)
+            counts.append(allowed)
+        said = pipeline.execute()
+    return [
+        float(max(said[3 * n + 2], 1))
+        for n, allowed in enumerate(counts)
+        if allowed is not None and said[3 * n + 1] > allowed
+    ]
+
+
+def _in_cache(request: HttpRequest, rates: list[tuple[str, str]]) -> list[float]:
+    waits = []
+    for scope, rate in rates:
+        counter = AuthRateThrottle(rate)
+        counter.scope = scope
+        if not counter.allow_request(request):
+            waits.append(counter.wait() or 1.0)
+    return waits
+
+
+def _redis() -> Any:
+    """The Redis client of Django's cache when it is Redis (RedisCache keeps it in
+    `_cache`), else None."""
+    backend = caches[DEFAULT_CACHE_ALIAS]
+    return backend._cache.get_client(write=True) if isinstance(backend, RedisCache) else None
+
+
+def _ident(request: HttpRequest) -> str:
+    user = getattr(request, "auth", None)
+    return (
+        f"user-{user.pk}" if user is not None and user.pk else f"address-{client_address(request)}"
+    )
+
+
+CALLS: list[BaseThrottle] = [Limit(("PITCHPASS_API_RATE", "calls"))]
+WRITES: list[BaseThrottle] = [
+    Limit(("PITCHPASS_API_RATE", "calls"), ("PITCHPASS_API_WRITE_RATE", "writes"))
+]
 
 
 def check_bad_tokens(request: HttpRequest) -> None:
