@@ -1,12 +1,14 @@
 """pitchpass's URLs and `/bench/bare`, the baseline of `benchmarks/web.py`: the least a
 Django endpoint does for a write (POST: read the JSON body, insert one row, answer its id)
-and for a read (GET: select one row, answer it as JSON)."""
+and for a read (GET: select one row, answer it as JSON); and `/bench/locked`, the least a
+write does that waits its turn (POST: lock one row, the same for every call, as a
+submission locks its match; insert; commit)."""
 
 from __future__ import annotations
 
 import json
 
-from django.db import connection
+from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import path
 from django.views.decorators.csrf import csrf_exempt
@@ -29,4 +31,14 @@ def bare(request: HttpRequest) -> HttpResponse:
         return JsonResponse({"id": row[0], "body": json.loads(row[1])})
 
 
-urlpatterns = [path("bench/bare", bare), *app]
+@csrf_exempt
+def locked(request: HttpRequest) -> HttpResponse:
+    body = json.loads(request.body)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("UPDATE bench_turn SET n = n + 1 WHERE id = 1")
+        cursor.execute("INSERT INTO bench_bare (body) VALUES (%s) RETURNING id", [json.dumps(body)])
+        made = cursor.fetchone()[0]
+    return JsonResponse({"id": made}, status=201)
+
+
+urlpatterns = [path("bench/bare", bare), path("bench/locked", locked), *app]
