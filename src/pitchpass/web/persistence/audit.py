@@ -12,10 +12,11 @@ from datetime import UTC
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import rows
 
 COMMAND_LINE = "(command line)"  # who did it, in the audit, when no user of the app did
 
@@ -37,26 +38,44 @@ def audit(
     when there is no user (COMMAND_LINE, or the name a failed sign-in tried). Takes the
     chain's lock until the transaction ends: entries are written one after another. Part
     of the caller's transaction when there is one (no savepoint: a failure here fails it)."""
+    entry = m.AuditEntry(
+        when=timezone.now(),
+        user=user,
+        username=username or (user.get_username() if user is not None else ""),
+        action=action,
+        match=match,
+        target=target[:200],
+        before=before,
+        after=after,
+    )
     with transaction.atomic(savepoint=False):
-        head = m.AuditHead.objects.select_for_update().filter(pk=1).first()
-        if head is None:
-            head = m.AuditHead.objects.create(pk=1)
-        entry = m.AuditEntry(
-            when=timezone.now(),
-            user=user,
-            username=username or (user.get_username() if user is not None else ""),
-            action=action,
-            match=match,
-            target=target[:200],
-            before=before,
-            after=after,
-        )
-        entry.digest = seal(head.digest, entry)
-        entry.save()
-        m.AuditHead.objects.filter(pk=1).update(digest=entry.digest, entries=head.entries + 1)
+        digest, count = _take_head()
+        entry.digest = seal(digest, entry)
+        rows.insert(entry)  # one statement each while the chain is held (rows.py)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {rows.quoted(m.AuditHead)} SET {rows.quoted(m.AuditHead, 'digest')}"
+                f" = %s, {rows.quoted(m.AuditHead, 'entries')} = %s WHERE id = 1",
+                [entry.digest, count + 1],
+            )
         if match is not None:
             _note_web_change(match, action)
         return entry
+
+
+def _take_head() -> tuple[str, int]:
+    """The chain's head (digest, entries), locked until the transaction ends (SQLite has
+    one writer at a time: no lock to take); made on the first entry ever."""
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    table = rows.quoted(m.AuditHead)
+    digest, entries = rows.quoted(m.AuditHead, "digest"), rows.quoted(m.AuditHead, "entries")
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {digest}, {entries} FROM {table} WHERE id = 1{lock}")
+        found = cursor.fetchone()
+    if found is None:
+        m.AuditHead.objects.create(pk=1)
+        return "", 0
+    return str(found[0]), int(found[1])
 
 
 def _note_web_change(match: m.Match, action: str) -> None:

@@ -19,6 +19,7 @@ from django.db.models import F, ProtectedError, QuerySet
 from pitchpass.core import Problem, Scenario, ScenarioInvalid, check_document, load_document
 from pitchpass.core.model import DEFAULT_PHASES, Phase
 from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import rows
 from pitchpass.web.persistence.audit import COMMAND_LINE, audit
 
 
@@ -462,6 +463,17 @@ def export(match_key: str, entries: bool = True) -> dict[str, Any]:
         "requests": [request_json(match.key, r) for r in requests],
         "incidents": [_incident(match.key, i) for i in incidents],
     }
+
+
+def add_request(row: m.Request) -> None:
+    """Insert a new request after the match's last (its position read in the INSERT
+    itself: under the match lock, a statement's own snapshot sees every request committed
+    before it). One statement, nothing compiled (rows.insert)."""
+    table, match, position = (
+        rows.quoted(m.Request), rows.quoted(m.Request, "match"), rows.quoted(m.Request, "position")
+    )  # fmt: skip
+    last = f"SELECT COALESCE(MAX({position}), 0) + 1 FROM {table} WHERE {match} = %s"
+    rows.insert(row, {"position": (last, [row.match_id])})
 
 
 def request_rows(match: m.Match) -> QuerySet[m.Request]:

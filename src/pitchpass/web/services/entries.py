@@ -12,8 +12,6 @@ from typing import Any, NamedTuple
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Subquery
-from django.db.models.functions import Coalesce
 
 from pitchpass.core import Scenario, check_document
 from pitchpass.core.coverage import phase_at
@@ -118,7 +116,7 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
                 _check_submission(match, entry, now)
             if not wanted:  # the first free number, now that no one else can take it
                 entry["id"] = request_id = _request_id(match, by, wanted, admin)
-            row = m.Request.objects.create(
+            row = m.Request(
                 match=match,
                 key=request_id,
                 by=requester,
@@ -128,9 +126,9 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
                 cameras=entry.get("cameras", 1),
                 submitted=now,
                 submitted_offset=0,
-                position=_next_position(match),
                 changed_in=match.version,
             )
+            store.add_request(row)
             consent = sorted(set(entry.get("consent", [])))
             if consent:
                 row.consent.set(m.Organisation.objects.filter(key__in=consent))
@@ -147,13 +145,6 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
 def _check_submission(match: m.Match, entry: dict[str, Any], now: datetime) -> None:
     _check_deadline(match, now)
     _check_with_core(match, entry)
-
-
-def _next_position(match: m.Match) -> Any:
-    """After the match's last request, read in the INSERT itself (under the match lock: a
-    statement's own snapshot sees every submission committed before it)."""
-    last = m.Request.objects.filter(match_id=match.pk).order_by("-position").values("position")
-    return Coalesce(Subquery(last[:1]), 0) + 1
 
 
 def _clash(

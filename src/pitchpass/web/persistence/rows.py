@@ -1,0 +1,50 @@
+"""A row written in one statement, with no query compiled: what a submission writes
+while it holds the match lock (the request, its audit entry), where every millisecond is
+one that every other submission to the match waits for. Each field's value is prepared for
+the database by the field itself, as the ORM's own INSERT does (JSON, times, booleans)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import connection
+from django.db.models import Model
+
+
+def insert(row: Model, computed: dict[str, tuple[str, list[Any]]] | None = None) -> None:
+    """INSERT `row` (every concrete field but its primary key) and set its primary key
+    from the statement (RETURNING: SQLite 3.35+, PostgreSQL). `computed`: fields given as
+    SQL (a scalar subquery and its parameters), read in the statement itself; the row
+    keeps None for them. Nothing is checked that the database does not check (no model
+    validation, no signals: this app listens to none)."""
+    computed = computed or {}
+    meta = row._meta
+    quote = connection.ops.quote_name
+    columns, values, params = [], [], []
+    for field in meta.concrete_fields:
+        if field.primary_key:
+            continue
+        columns.append(quote(str(field.column)))
+        if field.name in computed:
+            sql, extra = computed[field.name]
+            values.append(f"({sql})")
+            params += extra
+        else:
+            values.append("%s")
+            params.append(field.get_db_prep_save(field.pre_save(row, True), connection))
+    statement = (
+        f"INSERT INTO {quote(meta.db_table)} ({', '.join(columns)})"
+        f" VALUES ({', '.join(values)}) RETURNING {quote(str(meta.pk.column))}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
+        row.pk = cursor.fetchone()[0]
+    row._state.adding = False
+    row._state.db = connection.alias
+
+
+def quoted(model: type[Model], field: str = "") -> str:
+    """A model's table, or one of its fields' column, quoted for SQL."""
+    meta = model._meta
+    name = meta.get_field(field).column if field else meta.db_table  # type: ignore[union-attr]
+    return connection.ops.quote_name(str(name))
