@@ -456,3 +456,46 @@ def test_a_submission_checked_before_a_load_moved_the_match_is_checked_again(
     assert sent.status_code == 409 and sent.json()["code"] == "deadline-passed"
     assert m.Request.objects.count() == requests
     assert m.Match.objects.values_list("version", flat=True).get(key=MATCH) == before
+
+
+def test_a_list_read_again_is_kept_until_the_match_changes(api) -> None:
+    """A broadcaster's list, asked again, is not read again from the requests; anything
+    that changes a request it shows (a submission, a consent, a publish, a withdrawal) or
+    the match's frame (an admin's edit of a zone) is in the very next answer."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def listed(client: Client) -> tuple[list[dict[str, Any]], int]:
+        with CaptureQueriesContext(connection) as queries:
+            answer = client.get(f"/api/matches/{MATCH}/requests")
+        assert answer.status_code == 200
+        return answer.json(), len(queries.captured_queries)
+
+    from pitchpass.web.services import snapshot
+
+    listed(api["docs"])  # the token's first use is written down (its last use)
+    snapshot.forget()
+    first, cold = listed(api["docs"])
+    again, warm = listed(api["docs"])
+    assert again == first and warm == cold - 1, (cold, warm)
+    body = {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1}
+    sent = post(api["docs"], "/requests", body)
+    new_id = sent.json()["id"]
+    assert [r["id"] for r in listed(api["docs"])[0]] == [r["id"] for r in first] + [new_id]
+    api["bt"].get(f"/api/matches/{MATCH}/requests")  # another view, kept apart
+    assert all(r["by"] == "man-city-documentary" for r in listed(api["docs"])[0])
+    post(api["admin"], "/decide")
+    post(api["admin"], "/publish")
+    published = {r["id"]: r.get("locked", False) for r in listed(api["docs"])[0]}
+    stored = store.export(MATCH)["requests"]
+    theirs = [r for r in stored if r["by"] == "man-city-documentary"]
+    assert published == {r["id"]: r.get("locked", False) for r in theirs}
+    assert any(published.values())
+    from test_admin import zone_form
+
+    zone = m.Zone.objects.get(key="mixed-zone")
+    admin = Client()
+    admin.force_login(m.Profile.objects.get(role="admin").user)
+    renamed = zone_form(zone, key="interview-zone")
+    assert admin.post(f"/admin/pitchpass/zone/{zone.pk}/change/", renamed).status_code == 302
+    assert "interview-zone" in {r["zone"] for r in listed(api["docs"])[0]}

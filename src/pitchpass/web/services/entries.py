@@ -56,9 +56,18 @@ def matches_for(user: User) -> list[dict[str, Any]]:
 
 
 def requests_for(user: User, match_key: str) -> list[dict[str, Any]]:
-    """The match's requests the user may see, in SCENARIO.md's shape."""
+    """The match's requests the user may see, in SCENARIO.md's shape. Kept across calls
+    by the match's version and frame and by whose view it is (role, organisation, whether
+    they manage the match): every change to a request moves the version on, and a load or
+    an admin's edit the frame, so a kept list is never older than the match it is read
+    with. A broadcaster's system polling its list costs two queries, not three."""
     match = access.check_match(user, match_key)
-    return store.requests_json(match.key, access.visible_requests(user, match))
+    who = access.profile(user)
+    view = (who.role, who.organisation_id, access.manages(user, match))
+    return lasting(
+        ("requests", match.pk, match.version, match.frame, view),
+        lambda: store.requests_json(match.key, access.visible_requests(user, match)),
+    )
 
 
 def closes_at(match: m.Match) -> datetime | None:
