@@ -60,14 +60,17 @@ def requests_for(user: User, match_key: str) -> list[dict[str, Any]]:
     by the match's version and frame and by whose view it is (role, organisation, whether
     they manage the match): every change to a request moves the version on, and a load or
     an admin's edit the frame, so a kept list is never older than the match it is read
-    with. A broadcaster's system polling its list costs two queries, not three."""
-    match = access.check_match(user, match_key)
+    with. A broadcaster's system polling its list costs two small queries (the token, the
+    match's row), not three."""
+    row = access.check_match_row(user, match_key)
     who = access.profile(user)
-    view = (who.role, who.organisation_id, access.manages(user, match))
-    return lasting(
-        ("requests", match.pk, match.version, match.frame, view),
-        lambda: store.requests_json(match.key, access.visible_requests(user, match)),
-    )
+    view = (who.role, who.organisation_id, access.manages(user, row))
+
+    def read() -> list[dict[str, Any]]:
+        match = access.check_match(user, match_key)  # with its clubs (an officer's view)
+        return store.requests_json(match.key, access.visible_requests(user, match))
+
+    return lasting(("requests", row.pk, row.version, row.frame, view), read)
 
 
 def closes_at(match: m.Match) -> datetime | None:
