@@ -51,7 +51,6 @@ from pitchpass.web.services import decisions as deciding
 
 class BearerToken(HttpBearer):
     def authenticate(self, request: HttpRequest, token: str) -> Any:
-        throttles.check_bad_tokens(request)
         user = accounts.user_for_token(token)
         if user is None:
             throttles.count_bad_token(request)
@@ -224,7 +223,9 @@ def not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
 @api.exception_handler(Throttled)
 def throttled(request: HttpRequest, exc: Throttled) -> HttpResponse:
     seconds = max(1, math.ceil(exc.wait or 1))
-    message = f"too many calls: wait {seconds} seconds (the API's rates are per user)"
+    message = getattr(request, "pitchpass_refused", None) or (
+        f"too many calls: wait {seconds} seconds (the API's rates are per user)"
+    )
     answer = _error(request, ServiceError(ErrorCode.TOO_MANY, message))
     answer["Retry-After"] = str(seconds)
     return answer

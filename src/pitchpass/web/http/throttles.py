@@ -35,11 +35,21 @@ class Limit(BaseThrottle):
         self.mine = threading.local()
 
     def allow_request(self, request: HttpRequest) -> bool:
+        """Counted; refused past a rate, or when the call's token is right but its address
+        sent too many wrong ones lately (asked in the same round trip: a token guessed
+        right is refused as a wrong one would be, see BearerToken)."""
         rates = [(scope, getattr(settings, setting)) for setting, scope in self.limits]
+        guessed = "Authorization" in request.headers  # a token, not a browser's session
         client = _redis()
-        waits = (
-            _in_redis(client, request, rates) if client is not None else _in_cache(request, rates)
-        )
+        if client is not None:
+            waits, wrong = _in_redis(client, request, rates, guessed)
+        else:
+            waits = _in_cache(request, rates)
+            wrong = int(cache.get(_key(request), 0)) if guessed else 0
+        allowed, seconds = _bad_token_rate()
+        if wrong >= allowed:
+            request.pitchpass_refused = wrong_tokens(seconds)  # type: ignore[attr-defined]
+            waits.append(float(seconds))
         self.mine.wait = max(waits, default=None)
         return not waits
 
@@ -48,10 +58,14 @@ class Limit(BaseThrottle):
         return found
 
 
-def _in_redis(client: Any, request: HttpRequest, rates: list[tuple[str, str]]) -> list[float]:
-    """The seconds to wait for each rate this call is past (none if it may go on)."""
+def _in_redis(
+    client: Any, request: HttpRequest, rates: list[tuple[str, str]], guessed: bool
+) -> tuple[list[float], int]:
+    """The seconds to wait for each rate this call is past (none if it may go on), and
+    the wrong tokens its address sent lately (if `guessed`: the call brings a token)."""
     counts = []
     with client.pipeline(transaction=False) as pipeline:
+        pipeline.get(caches[DEFAULT_CACHE_ALIAS].make_and_validate_key(_key(request)))
         for scope, rate in rates:
             allowed, period = AuthRateThrottle(rate).parse_rate(rate)
             key = caches[DEFAULT_CACHE_ALIAS].make_and_validate_key(
@@ -61,12 +75,13 @@ def _in_redis(client: Any, request: HttpRequest, rates: list[tuple[str, str]]) -
             pipeline.incr(key)
             pipeline.ttl(key)
             counts.append(allowed)
-        said = pipeline.execute()
-    return [
+        wrong, *said = pipeline.execute()
+    waits = [
         float(max(said[3 * n + 2], 1))
         for n, allowed in enumerate(counts)
         if allowed is not None and said[3 * n + 1] > allowed
     ]
+    return waits, int(wrong or 0) if guessed else 0
 
 
 def _in_cache(request: HttpRequest, rates: list[tuple[str, str]]) -> list[float]:
@@ -99,25 +114,24 @@ WRITES: list[BaseThrottle] = [
 ]
 
 
-def check_bad_tokens(request: HttpRequest) -> None:
-    """Before a token is looked up: refused (429) if this address sent too many wrong
-    ones lately."""
-    allowed, seconds = _bad_token_rate()
-    if cache.get(_key(request), 0) >= allowed:
-        raise ServiceError(
-            ErrorCode.TOO_MANY,
-            f"too many wrong tokens from this address: wait {seconds} seconds",
-        )
-
-
 def count_bad_token(request: HttpRequest) -> None:
-    _, seconds = _bad_token_rate()
+    """A wrong token counted against its address; refused (429) past the rate, so that a
+    token cannot be guessed at speed (a right one from there is then refused too, by
+    Limit, until the period has passed)."""
+    allowed, seconds = _bad_token_rate()
     key = _key(request)
     cache.add(key, 0, seconds)
     try:
-        cache.incr(key)
+        wrong = cache.incr(key)
     except ValueError:  # expired between add and incr
         cache.set(key, 1, seconds)
+        wrong = 1
+    if wrong > allowed:
+        raise ServiceError(ErrorCode.TOO_MANY, wrong_tokens(seconds))
+
+
+def wrong_tokens(seconds: int) -> str:
+    return f"too many wrong tokens from this address: wait {seconds} seconds"
 
 
 def _bad_token_rate() -> tuple[int, int]:

@@ -49,14 +49,15 @@ def check_match(user: User, match_key: str) -> m.Match:
     return match
 
 
-def check_match_row(user: User, match_key: str) -> m.Match:
-    """`check_match`, the match's own row only (its venue, clubs and competition read if
-    used): what a list kept by the match's version needs to be found, at every call."""
-    rows = (
-        visible_matches(user)
-        .select_related(None)
-        .only("key", "version", "frame", "home_id", "away_id")
-    )
+def check_match_row(user: User, match_key: str, competition: bool = False) -> m.Match:
+    """`check_match`, the match's own row (its venue and clubs read if used): what a list
+    kept by the match's version needs at every call (its key, version, frame and clubs'
+    ids only), or with its `competition` (deadline, policy) what a submission needs."""
+    rows = visible_matches(user).select_related(None)
+    if competition:
+        rows = rows.select_related("competition")
+    else:
+        rows = rows.only("key", "version", "frame", "home_id", "away_id")
     match = next(iter(rows.filter(key=match_key).order_by()[:1]), None)
     if match is None:
         raise ServiceError(ErrorCode.NOT_FOUND, f'no match "{match_key}"', "match")

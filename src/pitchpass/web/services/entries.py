@@ -107,7 +107,7 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
     check_text(body)
     who = access.profile(user)
     admin = who.role == "admin"
-    match = access.check_match(user, match_key)
+    match = access.check_match_row(user, match_key, competition=True)
     by = _requester(who, body)
     if body.get("consent") and not admin:
         raise ServiceError(
