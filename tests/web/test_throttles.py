@@ -62,9 +62,9 @@ def test_wrong_tokens_from_one_address_are_refused_after_the_rate(api, settings)
     right = api["bt"].get("/api/matches", REMOTE_ADDR="10.1.1.2")
     assert right.status_code == 200  # another address with its right token
     guessed = api["bt"].get("/api/matches", REMOTE_ADDR="10.1.1.1")
-    assert guessed.status_code == 429  # a right token from the guessing address, too
-    assert guessed.json()["message"] == refused.json()["message"]
-    assert int(guessed["Retry-After"]) == 60
+    assert guessed.status_code == 429  # a right token from the guessing address, too,
+    assert guessed.content == refused.content  # answered exactly as a wrong one:
+    assert guessed["Retry-After"] == refused["Retry-After"] == "60"  # nothing tells them apart
 
 
 def test_behind_a_proxy_each_client_counts_apart(api, settings) -> None:

@@ -178,6 +178,24 @@ def test_only_the_occupant_club_consents_to_its_dressing_room(api) -> None:
     assert post(api["bt"], "/requests/r24/consent", {"given": True}).status_code == 404
 
 
+def test_consent_taken_back_from_a_published_grant_is_listed_at_once(api) -> None:
+    """The grant stands (the run stays current: nothing to decide again), and every list,
+    kept across calls by the match's version, shows the consent as it is now."""
+    post(api["admin"], "/decide")
+    assert post(api["admin"], "/publish").status_code == 200
+    assert m.Request.objects.get(match__key=MATCH, key="r26").locked
+
+    def r26() -> dict[str, Any]:
+        listed = api["officer"].get(f"/api/matches/{MATCH}/requests").json()
+        return next(r for r in listed if r["id"] == "r26")
+
+    assert r26()["consent"] == ["man-united"]
+    assert post(api["officer"], "/requests/r26/consent", {"given": False}).status_code == 200
+    assert "consent" not in r26() and r26()["locked"]
+    assert api["admin"].get(f"/api/matches/{MATCH}/decisions").status_code == 200
+    assert post(api["admin"], "/publish").status_code == 200  # the run is still current
+
+
 def test_consent_to_a_request_one_may_not_see_is_not_found_like_an_absent_one(api) -> None:
     for who, request_id in [("away", "r01"), ("away", "r26"), ("bt", "r24"), ("away", "r99")]:
         response = post(api[who], f"/requests/{request_id}/consent", {"given": True})

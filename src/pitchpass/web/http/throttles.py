@@ -15,9 +15,8 @@ from django.conf import settings
 from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
 from django.core.cache.backends.redis import RedisCache
 from django.http import HttpRequest
+from ninja.errors import Throttled
 from ninja.throttling import AuthRateThrottle, BaseThrottle
-
-from pitchpass.web.errors import ErrorCode, ServiceError
 
 
 class Limit(BaseThrottle):
@@ -64,7 +63,9 @@ def _in_redis(
     """The seconds to wait for each rate this call is past (none if it may go on), and
     the wrong tokens its address sent lately (if `guessed`: the call brings a token)."""
     counts = []
-    with client.pipeline(transaction=False) as pipeline:
+    # MULTI: the counter made with its period, counted and its time left read at once (a
+    # key expiring between SET NX and INCR would otherwise be made again with no period).
+    with client.pipeline(transaction=True) as pipeline:
         pipeline.get(caches[DEFAULT_CACHE_ALIAS].make_and_validate_key(_key(request)))
         for scope, rate in rates:
             allowed, period = AuthRateThrottle(rate).parse_rate(rate)
@@ -74,13 +75,16 @@ def _in_redis(
             pipeline.set(key, 0, ex=period, nx=True)
             pipeline.incr(key)
             pipeline.ttl(key)
-            counts.append(allowed)
+            counts.append((key, allowed, period))
         wrong, *said = pipeline.execute()
-    waits = [
-        float(max(said[3 * n + 2], 1))
-        for n, allowed in enumerate(counts)
-        if allowed is not None and said[3 * n + 1] > allowed
-    ]
+    waits = []
+    for n, (key, allowed, period) in enumerate(counts):
+        left = said[3 * n + 2]
+        if left < 0:  # a counter with no period (written by another version): given one
+            client.expire(key, period)
+            left = period
+        if allowed is not None and said[3 * n + 1] > allowed:
+            waits.append(float(max(left, 1)))
     return waits, int(wrong or 0) if guessed else 0
 
 
@@ -120,14 +124,25 @@ def count_bad_token(request: HttpRequest) -> None:
     Limit, until the period has passed)."""
     allowed, seconds = _bad_token_rate()
     key = _key(request)
-    cache.add(key, 0, seconds)
-    try:
-        wrong = cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, seconds)
-        wrong = 1
+    client = _redis()
+    if client is not None:  # in one MULTI, as the rates (a counter never left unexpiring)
+        with client.pipeline(transaction=True) as pipeline:
+            name = caches[DEFAULT_CACHE_ALIAS].make_and_validate_key(key)
+            pipeline.set(name, 0, ex=seconds, nx=True)
+            pipeline.incr(name)
+            wrong = int(pipeline.execute()[1])
+    else:
+        cache.add(key, 0, seconds)
+        try:
+            wrong = cache.incr(key)
+        except ValueError:  # expired between add and incr
+            cache.set(key, 1, seconds)
+            wrong = 1
     if wrong > allowed:
-        raise ServiceError(ErrorCode.TOO_MANY, wrong_tokens(seconds))
+        # The very answer a right token from this address gets (Limit): nothing in it,
+        # headers included, tells a right guess from a wrong one.
+        request.pitchpass_refused = wrong_tokens(seconds)  # type: ignore[attr-defined]
+        raise Throttled(wait=seconds)
 
 
 def wrong_tokens(seconds: int) -> str:

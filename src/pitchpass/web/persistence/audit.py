@@ -39,7 +39,6 @@ def audit(
     chain's lock until the transaction ends: entries are written one after another. Part
     of the caller's transaction when there is one (no savepoint: a failure here fails it)."""
     entry = m.AuditEntry(
-        when=timezone.now(),
         user=user,
         username=username or (user.get_username() if user is not None else ""),
         action=action,
@@ -50,6 +49,7 @@ def audit(
     )
     with transaction.atomic(savepoint=False):
         digest, count = _take_head()
+        entry.when = timezone.now()  # once the chain is held: in the chain's order
         entry.digest = seal(digest, entry)
         rows.insert(entry)  # one statement each while the chain is held (rows.py)
         with connection.cursor() as cursor:

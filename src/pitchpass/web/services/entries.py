@@ -127,7 +127,7 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
                 match = lock_match(match)
                 _check_submission(match, entry, now)
             if not wanted:  # the first free number, now that no one else can take it
-                entry["id"] = request_id = _request_id(match, by, wanted, admin)
+                entry["id"] = request_id = check_id(_request_id(match, by, wanted, admin))
             row = m.Request(
                 match=match,
                 key=request_id,
@@ -146,11 +146,12 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
                 row.consent.set(m.Organisation.objects.filter(key__in=consent))
             after = store.request_json(match.key, row, consent, entry["zone"])
             audit(user, "submit", match, request_id, None, after)
-    except IntegrityError:
-        clash = _clash(match, request_id, by, wanted, admin)
-        if clash is None:
+    except IntegrityError as error:
+        if "unique_request_key" not in str(error) and "UNIQUE" not in str(error):
             raise
-        raise clash from None
+        # Told after the lock has gone: the request that held the id may be withdrawn by
+        # now, and is then told of as it was.
+        raise _clash(match, request_id, by, wanted, admin) from None
     return request_id
 
 
@@ -159,14 +160,10 @@ def _check_submission(match: m.Match, entry: dict[str, Any], now: datetime) -> N
     _check_with_core(match, entry)
 
 
-def _clash(
-    match: m.Match, request_id: str, by: str, wanted: Any, admin: bool
-) -> ServiceError | None:
-    """What a submission whose id is taken is told (None if its id is not taken: the
-    database refused it for another reason). A media user never learns whose it is."""
+def _clash(match: m.Match, request_id: str, by: str, wanted: Any, admin: bool) -> ServiceError:
+    """What a submission whose id is taken is told. A media user never learns whose it
+    is (an id held by another organisation, or no longer held: "choose another")."""
     holder = match.requests.filter(key=request_id).values_list("by__key", flat=True).first()
-    if holder is None:
-        return None
     typed = str(wanted or "")
     if not admin and holder != by:  # loaded from a file: not theirs to learn
         return ServiceError(
@@ -441,8 +438,13 @@ def do_consent(user: User, match_key: str, request_id: str, given: bool) -> Cons
             row.consent.remove(occupant)
         after = sorted(row.consent.values_list("key", flat=True))
         m.Request.objects.filter(pk=row.pk).update(consent_refused=not after)
-        if after != before and not row.locked:  # a published grant stands whatever its consent
+        if after != before and not row.locked:
             _sent(match, row)
+        elif after != before:  # a published grant stands whatever its consent: the version
+            # moves on (what the lists show changed), and runs that were current stay so
+            was = match.version
+            changed(match)
+            m.DecisionRun.objects.filter(match=match, version=was).update(version=match.version)
         audit(user, "consent", match, request_id, {"consent": before}, {"consent": after})
         return Consented(row.locked, not given and after != before)
 
