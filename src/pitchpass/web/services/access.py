@@ -40,13 +40,10 @@ def visible_matches(user: User) -> QuerySet[m.Match]:
 
 def check_match(user: User, match_key: str) -> m.Match:
     """The match, if this user may see it; 404 alike whether absent or hidden."""
-    match = remembered(
-        ("match", user.pk, match_key),
-        lambda: next(iter(visible_matches(user).filter(key=match_key).order_by()[:1]), None),
+    found = remembered(
+        ("match", user.pk, match_key), lambda: _one(visible_matches(user), match_key)
     )
-    if match is None:
-        raise ServiceError(ErrorCode.NOT_FOUND, f'no match "{match_key}"', "match")
-    return match
+    return _found(found, match_key)
 
 
 def check_match_row(user: User, match_key: str, competition: bool = False) -> m.Match:
@@ -58,7 +55,14 @@ def check_match_row(user: User, match_key: str, competition: bool = False) -> m.
         rows = rows.select_related("competition")
     else:
         rows = rows.only("key", "version", "frame", "home_id", "away_id")
-    match = next(iter(rows.filter(key=match_key).order_by()[:1]), None)
+    return _found(_one(rows, match_key), match_key)
+
+
+def _one(rows: QuerySet[m.Match], match_key: str) -> m.Match | None:
+    return next(iter(rows.filter(key=match_key).order_by()[:1]), None)
+
+
+def _found(match: m.Match | None, match_key: str) -> m.Match:
     if match is None:
         raise ServiceError(ErrorCode.NOT_FOUND, f'no match "{match_key}"', "match")
     return match

@@ -147,12 +147,21 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
             after = store.request_json(match.key, row, consent, entry["zone"])
             audit(user, "submit", match, request_id, None, after)
     except IntegrityError as error:
-        if "unique_request_key" not in str(error) and "UNIQUE" not in str(error):
+        if not _id_taken(error):
             raise
         # Told after the lock has gone: the request that held the id may be withdrawn by
         # now, and is then told of as it was.
         raise _clash(match, request_id, by, wanted, admin) from None
     return request_id
+
+
+def _id_taken(error: IntegrityError) -> bool:
+    """Whether the database refused the row for its id (the unique (match, key)
+    constraint, as PostgreSQL and SQLite name it), not for another reason."""
+    said = str(error)
+    return "unique_request_key" in said or (
+        "UNIQUE constraint failed" in said and f"{m.Request._meta.db_table}.key" in said
+    )
 
 
 def _check_submission(match: m.Match, entry: dict[str, Any], now: datetime) -> None:
