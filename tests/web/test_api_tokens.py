@@ -1,20 +1,43 @@
-"""A revoked API token is refused at once."""
+"""A revoked API token is refused at once: each test with the rates and the accounts'
+mark in this process's memory (nothing kept across calls) and in Redis (tokens kept
+across calls while the mark stands, services/kept_tokens.py)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 from django.test import Client
 
 from pitchpass.web.errors import ServiceError
 from pitchpass.web.services.accounts import do_add_user, do_create_token, do_revoke_token, tokens_of
+from pitchpass.web.settings import cache as cache_settings
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True, params=["memory", "redis"])
+def counted_in(request, settings):
+    if request.param == "redis":
+        import redis
+
+        settings.CACHES = {"default": cache_settings("redis://127.0.0.1:6379/9")}
+        redis.Redis(db=9).flushdb()
+        yield request.param
+        redis.Redis(db=9).flushdb()
+    else:
+        yield request.param
+
+
+def _get(token: str) -> int:
+    return Client().get("/api/matches", HTTP_AUTHORIZATION=f"Bearer {token}").status_code
 
 
 def test_a_revoked_token_is_refused_and_the_others_still_work() -> None:
     do_add_user("ed", "steward", None, "pw-for-tests-only-7")
     kept, dropped = do_create_token("ed"), do_create_token("ed")
     assert len(tokens_of("ed")) == 2
+    assert _get(kept) == 200 and _get(dropped) == 200  # both kept (with Redis)
     do_revoke_token(tokens_of("ed")[1].pk)
     refused = Client().get("/api/matches", HTTP_AUTHORIZATION=f"Bearer {dropped}")
     assert refused.status_code == 401 and refused.json()["code"] == "unauthenticated"
@@ -46,8 +69,6 @@ def test_a_token_expires_and_its_last_use_is_kept() -> None:
 
     from django.utils import timezone
 
-    from pitchpass.web.persistence import models as m
-
     do_add_user("ed", "steward", None, "pw-for-tests-only-7")
     token = do_create_token("ed", days=7)
     (row,) = tokens_of("ed")
@@ -56,7 +77,8 @@ def test_a_token_expires_and_its_last_use_is_kept() -> None:
     assert Client().get("/api/matches", HTTP_AUTHORIZATION=f"Bearer {token}").status_code == 200
     (row,) = tokens_of("ed")
     assert row.last_used is not None
-    m.ApiToken.objects.filter(pk=row.pk).update(expires=timezone.now() - timedelta(seconds=1))
+    row.expires = timezone.now() - timedelta(seconds=1)
+    row.save()
     expired = Client().get("/api/matches", HTTP_AUTHORIZATION=f"Bearer {token}")
     assert expired.status_code == 401 and expired.json()["code"] == "unauthenticated"
     for days in (0, 3651):
@@ -73,9 +95,81 @@ def test_deactivating_a_user_ends_its_sessions_and_tokens_at_once() -> None:
     browser = Client()
     assert browser.login(username="ed", password="pw-for-tests-only-7")
     assert browser.get("/").status_code == 200
+    assert _get(token) == 200
     do_deactivate("ed")
     assert browser.get("/").status_code == 302  # its session ended: to the sign-in page
     refused = Client().get("/api/matches", HTTP_AUTHORIZATION=f"Bearer {token}")
     assert refused.status_code == 401
     assert tokens_of("ed") == []
     assert not Client().login(username="ed", password="pw-for-tests-only-7")
+
+
+def test_a_kept_token_costs_no_query_and_any_account_change_is_seen_at_the_next_call(
+    counted_in, django_assert_num_queries
+) -> None:
+    """With Redis, a token used again costs no query for itself; a change to its user,
+    its role, its organisation or the token itself (any process would replace the mark
+    alike) is seen by the very next call."""
+    from django.contrib.auth.models import User
+    from test_workflow_api import MATCH, future_derby
+
+    from pitchpass.web.persistence import models as m
+    from pitchpass.web.persistence import store
+    from pitchpass.web.services import kept_tokens
+
+    store.load(future_derby())
+    do_add_user("ann", "media", "bt-sport", "pw-for-tests-only-7")
+    token = do_create_token("ann")
+
+    def listed() -> Any:
+        path = f"/api/matches/{MATCH}/requests"
+        return Client().get(path, HTTP_AUTHORIZATION=f"Bearer {token}")
+
+    assert _get(token) == 200  # read and kept; its last use written
+    with django_assert_num_queries(1 if counted_in == "redis" else 2):  # (the token), matches
+        assert _get(token) == 200
+    assert {r["by"] for r in listed().json()} == {"bt-sport"}
+    profile = m.Profile.objects.get(user__username="ann")
+    profile.organisation = m.Organisation.objects.get(key="sky-sports")
+    profile.save()  # as the admin's form does
+    assert {r["by"] for r in listed().json()} == {"sky-sports"}
+    profile.role = "steward"
+    profile.organisation = None
+    profile.save()
+    assert listed().json()["message"] == "stewards do not see requests"
+    user = User.objects.get(username="ann")
+    user.is_active = False
+    user.save()
+    assert _get(token) == 401
+    user.is_active = True
+    user.save()
+    assert _get(token) == 200
+    before = kept_tokens.mark()
+    organisation = m.Organisation.objects.get(key="bt-sport")
+    organisation.name = "BT"
+    organisation.save()
+    assert kept_tokens.mark() != before or counted_in == "memory"
+    m.ApiToken.objects.get(user=user).delete()  # as the admin's delete does
+    assert _get(token) == 401
+
+
+def test_a_kept_token_is_read_again_when_the_mark_is_lost(counted_in) -> None:
+    """Redis restarted (the mark gone): a new mark is made, and nothing kept before it
+    is used."""
+    if counted_in != "redis":
+        pytest.skip("only Redis keeps a mark")
+    import redis
+
+    from pitchpass.web.services import kept_tokens
+
+    do_add_user("ed", "steward", None, "pw-for-tests-only-7")
+    token = do_create_token("ed")
+    assert _get(token) == 200
+    before = kept_tokens.mark()
+    redis.Redis(db=9).flushdb()
+    assert kept_tokens.mark() not in (None, before)
+    from pitchpass.web.persistence import models as m
+
+    m.ApiToken.objects.filter(user__username="ed").update(expires=None)  # unseen by marks
+    assert _get(token) == 200  # read afresh: kept under the lost mark, it would be too
+    assert m.ApiToken.objects.get(user__username="ed").expires is None

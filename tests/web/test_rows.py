@@ -60,3 +60,48 @@ def test_a_computed_field_is_read_in_the_statement() -> None:
     )  # fmt: skip
     store.add_request(row)
     assert m.Request.objects.get(pk=row.pk).position == last + 1
+
+
+def test_a_match_read_by_lookups_is_the_row_the_orm_reads() -> None:
+    """Every field, its competition's too (JSON, times, keys), for every match of every
+    scenario; an unknown key is None."""
+    from pitchpass.web.persistence import lookups
+
+    for name in SCENARIOS:
+        store.load(document(name))
+    assert m.Match.objects.count() > 1
+    for match in m.Match.objects.select_related("competition"):
+        m.Match.objects.filter(pk=match.pk).update(web_changes=["submit", "é"])
+        match.refresh_from_db()
+        for joined in (False, True):
+            read = lookups.match_by_key(match.key, joined)
+            assert read is not None and model_to_dict(read) == model_to_dict(match)
+            assert read.kickoff == match.kickoff and read.web_changes == ["submit", "é"]
+            if joined:
+                assert model_to_dict(read.competition) == model_to_dict(match.competition)
+    assert lookups.match_by_key("no-such-match") is None
+
+
+def test_one_match_is_seen_as_the_list_of_matches_has_it() -> None:
+    """access.sees (a match read by its key) and access.visible_matches (the list) hold
+    the same matches for every role and organisation."""
+    from django.contrib.auth.models import User
+
+    from pitchpass.web.services import access
+
+    for name in SCENARIOS:
+        store.load(document(name))
+    clubs = list(m.Organisation.objects.filter(kind="club"))
+    users = [("admin", None), ("media", m.Organisation.objects.exclude(kind="club").first()),
+             ("steward", None), *(("officer", club) for club in clubs)]  # fmt: skip
+    assert len(clubs) >= 2
+    for n, (role, organisation) in enumerate(users):
+        user = User.objects.create(username=f"u{n}")
+        m.Profile.objects.create(user=user, role=role, organisation=organisation)
+        listed = {match.key for match in access.visible_matches(user)}
+        one = {
+            match.key for match in m.Match.objects.all() if access.sees(access.profile(user), match)
+        }
+        assert listed == one
+        if role == "officer":
+            assert 0 < len(listed) < m.Match.objects.count()

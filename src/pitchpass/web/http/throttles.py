@@ -13,10 +13,11 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
-from django.core.cache.backends.redis import RedisCache
 from django.http import HttpRequest
 from ninja.errors import Throttled
 from ninja.throttling import AuthRateThrottle, BaseThrottle
+
+from pitchpass.web import shared_cache
 
 
 class Limit(BaseThrottle):
@@ -98,11 +99,7 @@ def _in_cache(request: HttpRequest, rates: list[tuple[str, str]]) -> list[float]
     return waits
 
 
-def _redis() -> Any:
-    """The Redis client of Django's cache when it is Redis (RedisCache keeps it in
-    `_cache`), else None."""
-    backend = caches[DEFAULT_CACHE_ALIAS]
-    return backend._cache.get_client(write=True) if isinstance(backend, RedisCache) else None
+_redis = shared_cache.redis_client
 
 
 def _ident(request: HttpRequest) -> str:

@@ -9,7 +9,7 @@ from django.db.models import Q, QuerySet
 
 from pitchpass.core.policy import occupant_club
 from pitchpass.web.errors import ErrorCode, ServiceError
-from pitchpass.web.persistence import changes
+from pitchpass.web.persistence import changes, lookups
 from pitchpass.web.persistence import models as m
 from pitchpass.web.services.snapshot import once, remembered, requests_of
 
@@ -30,12 +30,18 @@ def profile(user: User) -> m.Profile:
 
 
 def visible_matches(user: User) -> QuerySet[m.Match]:
-    """Admins, media and stewards see every match; a club's officer sees its club's."""
+    """Admins, media and stewards see every match; a club's officer sees its club's
+    (`sees`, the same rule for one match already read)."""
     who = profile(user)
     matches = m.Match.objects.select_related("venue", "home", "away", "host", "competition")
     if who.role == "officer":
         return matches.filter(Q(home=who.organisation) | Q(away=who.organisation))
     return matches
+
+
+def sees(who: m.Profile, match: m.Match) -> bool:
+    """Whether `visible_matches` holds this match for the profile's user."""
+    return who.role != "officer" or who.organisation_id in (match.home_id, match.away_id)
 
 
 def check_match(user: User, match_key: str) -> m.Match:
@@ -47,15 +53,13 @@ def check_match(user: User, match_key: str) -> m.Match:
 
 
 def check_match_row(user: User, match_key: str, competition: bool = False) -> m.Match:
-    """`check_match`, the match's own row (its venue and clubs read if used): what a list
-    kept by the match's version needs at every call (its key, version, frame and clubs'
-    ids only), or with its `competition` (deadline, policy) what a submission needs."""
-    rows = visible_matches(user).select_related(None)
-    if competition:
-        rows = rows.select_related("competition")
-    else:
-        rows = rows.only("key", "version", "frame", "home_id", "away_id")
-    return _found(_one(rows, match_key), match_key)
+    """`check_match`, the match's own row (its venue and clubs read if used), with its
+    `competition` (deadline, policy) if asked: what the API needs at every call (a list
+    kept by the match's version, a submission), read in one statement with nothing
+    compiled (persistence/lookups.py)."""
+    who = profile(user)
+    found = lookups.match_by_key(match_key, competition)
+    return _found(found if found is not None and sees(who, found) else None, match_key)
 
 
 def _one(rows: QuerySet[m.Match], match_key: str) -> m.Match | None:

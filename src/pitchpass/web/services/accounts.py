@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -16,6 +17,7 @@ from django.utils import timezone
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence.audit import COMMAND_LINE, audit
+from pitchpass.web.services import kept_tokens
 
 ROLE_NAMES = [role for role, _ in m.ROLES]
 ORG_KIND = {"officer": ("club",), "media": ("broadcaster", "producer", "agency", "other")}
@@ -100,15 +102,28 @@ def do_revoke_token(token_id: int) -> None:
 
 def user_for_token(token: str) -> User | None:
     """The active user a token stands for, None for a token unknown, revoked or expired;
-    its last use is kept to the minute (not a write at every call)."""
-    rows = m.ApiToken.objects.select_related("user__profile__organisation")
-    row = next(iter(rows.filter(digest=digest(token))[:1]), None)  # with its role: one query
+    its last use is kept to the minute (not a write at every call). Kept across calls
+    while no account changes (kept_tokens.py): then no query at all."""
+    key = digest(token)
+    mark = kept_tokens.mark()  # before the row is read: a change after it moves the mark
+    found = kept_tokens.find(key, mark)
+    if found is None:
+        rows = m.ApiToken.objects.select_related("user__profile__organisation")
+        row = next(iter(rows.filter(digest=key)[:1]), None)  # with its role: one query
+        if row is None:
+            return None
+        found = kept_tokens.Kept(
+            mark or "", time.monotonic(), row.pk, row.user, row.expires, row.last_used
+        )
+        kept_tokens.keep(key, mark, found)
     now = timezone.now()
-    if row is None or not row.user.is_active or (row.expires is not None and row.expires <= now):
+    user = found.user
+    if not user.is_active or (found.expires is not None and found.expires <= now):
         return None
-    if row.last_used is None or row.last_used < now - timedelta(minutes=1):
-        m.ApiToken.objects.filter(pk=row.pk).update(last_used=now)
-    return row.user
+    if found.last_used is None or found.last_used < now - timedelta(minutes=1):
+        m.ApiToken.objects.filter(pk=found.token).update(last_used=now)
+        kept_tokens.used(key, now)
+    return user
 
 
 def do_deactivate(username: str) -> None:

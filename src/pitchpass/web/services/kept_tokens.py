@@ -1,0 +1,85 @@
+"""Tokens and their users, kept in this process across calls while no account has
+changed anywhere (persistence/marks.py): a broadcaster's system calling every second
+costs no query for its token. A token is kept by its digest only, with its user, role
+and organisation as read, its expiry and its last use; whether it may be used is decided
+at every call as for a token just read (accounts.user_for_token). Anything kept is
+dropped when the accounts' mark moves on, and at the latest after MOST_SECONDS (should
+a new mark have failed to reach Redis).
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.contrib.auth.models import User
+
+from pitchpass.web.persistence import marks
+
+MOST_SECONDS = 60.0
+SIZE = 4096  # tokens kept at most, the least recently used dropped first
+
+
+@dataclass
+class Kept:
+    mark: str
+    since: float  # time.monotonic() when read
+    token: int  # the token's row
+    user: User  # with its profile and organisation
+    expires: datetime | None
+    last_used: datetime | None
+
+
+_KEPT: OrderedDict[str, Kept] = OrderedDict()
+_LOCK = threading.Lock()
+
+
+def mark() -> str | None:
+    """The accounts' mark to read and keep under; None: keep nothing."""
+    return marks.current()
+
+
+def find(digest: str, mark: str | None) -> Kept | None:
+    """What is kept for this digest under this mark, if it is recent; the user is a copy
+    of the one kept (the call may add to it; no other call sees that)."""
+    if mark is None:
+        return None
+    with _LOCK:
+        found = _KEPT.get(digest)
+        if found is None:
+            return None
+        if found.mark != mark or time.monotonic() - found.since > MOST_SECONDS:
+            del _KEPT[digest]
+            return None
+        _KEPT.move_to_end(digest)
+    return Kept(**{**found.__dict__, "user": copy.copy(found.user)})
+
+
+def keep(digest: str, mark: str | None, kept: Kept) -> None:
+    """Keep a token just read, under the mark read before it was (a change committed in
+    between has moved the mark on, so this is never used)."""
+    if mark is None:
+        return
+    own = Kept(**{**kept.__dict__, "user": copy.copy(kept.user)})  # the caller's stays its own
+    with _LOCK:
+        _KEPT[digest] = own
+        _KEPT.move_to_end(digest)
+        while len(_KEPT) > SIZE:
+            _KEPT.popitem(last=False)
+
+
+def used(digest: str, when: datetime) -> None:
+    """The token's last use as now written to its row."""
+    with _LOCK:
+        found = _KEPT.get(digest)
+        if found is not None:
+            found.last_used = when
+
+
+def forget() -> None:
+    with _LOCK:
+        _KEPT.clear()
