@@ -12,7 +12,7 @@ from pitchpass.core.decide import Decision, MatchResult, decide, decide_match
 from pitchpass.core.model import Scenario
 from pitchpass.core.problems import Problem, ScenarioInvalid, SolverFailed
 from pitchpass.core.report import decide_json
-from pitchpass.core.scenario import check_document, load_document
+from pitchpass.core.scenario import Frame, check_document, check_request, load_document, read_frame
 from pitchpass.core.whatif import (
     CapacityChange,
     Changes,
@@ -23,10 +23,10 @@ from pitchpass.core.whatif import (
 )
 
 __all__ = [
-    "CapacityChange", "Changes", "Decision", "MatchResult", "Problem", "Scenario",
-    "ScenarioInvalid", "SolverFailed", "apply_changes", "check_document", "decide",
-    "decide_document", "decide_json", "decide_match", "load_document", "parse_capacity",
-    "what_if", "what_if_document", "what_if_json",
+    "CapacityChange", "Changes", "Decision", "Frame", "MatchResult", "Problem", "Scenario",
+    "ScenarioInvalid", "SolverFailed", "apply_changes", "check_document", "check_request",
+    "decide", "decide_document", "decide_json", "decide_match", "load_document",
+    "parse_capacity", "read_frame", "what_if", "what_if_document", "what_if_json",
 ]  # fmt: skip
 
 

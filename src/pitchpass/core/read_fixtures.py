@@ -211,13 +211,18 @@ def requests(
     zones: dict[str, list[str]],
     phase_ids: list[str],
     org_ids: list[str],
+    start: int = 0,
+    seen: dict[str, str] | None = None,
 ) -> tuple[list[Request], list[int]]:
-    """The requests that could be read, and the index in the document of each."""
-    seen: dict[str, str] = {}
+    """The requests that could be read, and the index in the document of each; `seen`
+    gets each id used and where first (id -> path). For one more request checked after a
+    document's own (scenario.check_request): the first's index `start`, and `seen` holds
+    the ids they use."""
+    seen = {} if seen is None else seen
     result = []
     positions = []
     by_id = {m.id: m for m in match_list}
-    for i, raw in enumerate(reader.items(top, "requests", "", required=False)):
+    for i, raw in enumerate(reader.items(top, "requests", "", required=False), start):
         path = f"requests[{i}]"
         item = reader.mapping(raw, path, _REQUEST_FIELDS)
         if item is None:

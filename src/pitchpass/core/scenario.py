@@ -6,6 +6,8 @@ they are checked (the edge), so the rest of the core can trust what it is given.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pitchpass.core.fields import Reader
@@ -33,10 +35,88 @@ def check_document(
     document: dict[str, Any],
 ) -> tuple[Scenario | None, list[Problem], list[Problem]]:
     """(scenario or None, problems, warnings): the scenario only when there are no problems."""
+    reader, read = _read(document)
+    if read is None:
+        return None, reader.problems, reader.warnings
+    # Checked on what could be read even when other parts have problems: every problem
+    # is reported at once, this one included.
+    problems = [*reader.problems, *check_locked_fit(read.scenario, read.positions)]
+    return (None if problems else read.scenario), problems, reader.warnings
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A document as read, kept to check one more request against (check_request)
+    without reading the document again: what a request's fields are checked against."""
+
+    scenario: Scenario | None  # what could be read; None: not even a mapping
+    zones: dict[str, list[str]]  # match id -> the zone ids of its venue
+    phase_ids: list[str]
+    org_ids: list[str]
+    problems: list[Problem]  # the document's own, as check_document reports them
+    positions: list[int]  # the index in the document of each request read
+    place: int  # the index a request added last would have
+    request_ids: dict[str, str]  # each request id used, and where first
+    declared: dict[str, dict[str, None]]  # the ids the reader met, by kind (fields.Reader)
+
+
+def read_frame(document: dict[str, Any]) -> Frame:
+    """The document read once, with its problems (check_document's)."""
+    reader, read = _read(document)
+    if read is None:
+        return Frame(None, {}, [], [], reader.problems, [], 0, {}, reader.declared)
+    problems = [*reader.problems, *check_locked_fit(read.scenario, read.positions)]
+    listed = document.get("requests")
+    place = len(listed) if isinstance(listed, list) else 0
+    return Frame(
+        read.scenario, read.zones, read.phase_ids, read.org_ids, problems, read.positions,
+        place, read.request_ids, reader.declared,
+    )  # fmt: skip
+
+
+def check_request(frame: Frame, entry: Any, more_orgs: Iterable[str] = ()) -> list[Problem]:
+    """The problems of one request added to the frame's document (last, after its own
+    requests), as check_document reports them of it there: paths `requests[N]...` with N
+    its place. `more_orgs`: organisations the document would list besides its own (the
+    requester, those consenting), known to be valid."""
+    scenario, place = frame.scenario, frame.place
+    reader = Reader()
+    reader.declared = {kind: dict(ids) for kind, ids in frame.declared.items()}
+    org_ids = [*frame.org_ids, *(o for o in more_orgs if o not in frame.org_ids)]
+    matches = list(scenario.matches) if scenario else []
+    made, _ = requests(
+        reader, {"requests": [entry]}, matches, frame.zones, frame.phase_ids, org_ids, place,
+        dict(frame.request_ids),
+    )  # fmt: skip
+    problems = list(reader.problems)
+    if scenario is not None and made and made[0].locked:
+        # Locked, it must fit with the frame's locked requests (check_locked_fit).
+        added = replace(scenario, requests=(*scenario.requests, made[0]))
+        own = f"requests[{place}]"
+        fit = check_locked_fit(added, [*frame.positions, place])
+        problems += [p for p in fit if _within(p.path, own)]
+    return problems
+
+
+def _within(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith((f"{prefix}.", f"{prefix}["))
+
+
+@dataclass(frozen=True)
+class _Read:
+    scenario: Scenario
+    positions: list[int]
+    zones: dict[str, list[str]]
+    phase_ids: list[str]
+    org_ids: list[str]
+    request_ids: dict[str, str]
+
+
+def _read(document: dict[str, Any]) -> tuple[Reader, _Read | None]:
     reader = Reader()
     top = reader.mapping(document, "", TOP_FIELDS)
     if top is None:
-        return None, reader.problems, reader.warnings
+        return reader, None
     check_version(reader, top)
     orgs = organisations(reader, top)
     org_ids = reader.known("organisation")
@@ -49,13 +129,13 @@ def check_document(
         reader, top, reader.known("venue"), org_ids, the_policy.deadline
     )
     zones = {match_id: zones_of.get(venue, []) for match_id, venue in venue_of.items()}
-    the_requests, positions = requests(reader, top, the_matches, zones, phase_ids, org_ids)
+    request_ids: dict[str, str] = {}
+    the_requests, positions = requests(
+        reader, top, the_matches, zones, phase_ids, org_ids, 0, request_ids
+    )
     the_incidents = incidents(reader, top, the_matches, zones)
     scenario = Scenario(
         the_competition, the_policy, tuple(plan), tuple(the_venues), tuple(orgs),
         tuple(the_matches), tuple(the_requests), tuple(the_incidents),
     )  # fmt: skip
-    # Checked on what could be read even when other parts have problems: every problem
-    # is reported at once, this one included.
-    problems = [*reader.problems, *check_locked_fit(scenario, positions)]
-    return (None if problems else scenario), problems, reader.warnings
+    return reader, _Read(scenario, positions, zones, phase_ids, org_ids, request_ids)

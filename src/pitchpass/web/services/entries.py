@@ -13,12 +13,13 @@ from typing import Any, NamedTuple
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
-from pitchpass.core import Scenario, check_document
+from pitchpass.core import Frame, Scenario, check_document, check_request, read_frame
 from pitchpass.core.coverage import phase_at
 from pitchpass.core.fields import MAX_DEADLINE, parse_duration
 from pitchpass.core.minutes import NotAMinute, clock_minute, football_minute
 from pitchpass.core.model import Policy
 from pitchpass.core.policy import occupant_club
+from pitchpass.core.problems import Problem
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
@@ -242,17 +243,20 @@ def _free_id(prefix: str, taken: set[str], number: int = 1) -> str:
 
 def _check_with_core(match: m.Match, entry: dict[str, Any]) -> None:
     """The new request must be valid in the match as stored; its problems are reported
-    with the first one's field as the path. The core checks a request on its own against
-    the match's frame (its competition, policy, phases, venue and organisations): the
-    other requests play no part (its id is checked here; it is never locked, so it takes
-    no part in the check that locked grants fit), and are not exported (the match's size
-    would otherwise be the cost of every submission)."""
-    document = _frame(match)
-    named = {entry["by"], *entry.get("consent", [])}
-    known = {o["id"] for o in document["organisations"]}
-    extra = m.Organisation.objects.filter(key__in=named - known)
-    document["organisations"] += [{"id": o.key, "name": o.name, "kind": o.kind} for o in extra]
-    _check_entry(document, "requests", entry)
+    with the first one's field as the path. The core checks the request on its own
+    against the match's frame (its competition, policy, phases, venue and
+    organisations), read once per frame version (core.read_frame): the other requests
+    play no part (its id is checked here; it is never locked, so it takes no part in the
+    check that locked grants fit), and are not exported (the match's size would otherwise
+    be the cost of every submission)."""
+    frame = _kept_frame(match)[2]
+    named = {entry["by"], *entry.get("consent", [])} - set(frame.org_ids)
+    extra = m.Organisation.objects.filter(key__in=named).values_list("key", flat=True)
+    problems = check_request(frame, entry, list(extra) if named else [])
+    if problems:
+        raise _invalid(problems, f"requests[{frame.place}]")
+    if frame.problems:  # the match as stored is at fault, not the entry
+        raise ServiceError(ErrorCode.CONFLICT, stored_invalid(frame.problems[0]))
 
 
 def _frame(match: m.Match) -> dict[str, Any]:
@@ -266,10 +270,13 @@ def _zone_ids(match: m.Match) -> dict[str, int]:
     return _kept_frame(match)[1]
 
 
-def _kept_frame(match: m.Match) -> tuple[dict[str, Any], dict[str, int]]:
-    def work() -> tuple[dict[str, Any], dict[str, int]]:
+def _kept_frame(match: m.Match) -> tuple[dict[str, Any], dict[str, int], Frame]:
+    """The frame as exported, its zones' rows, and as the core reads it."""
+
+    def work() -> tuple[dict[str, Any], dict[str, int], Frame]:
         zones = m.Zone.objects.filter(venue_id=match.venue_id).values_list("key", "pk")
-        return store.export(match.key, False), dict(zones)
+        document = store.export(match.key, False)
+        return document, dict(zones), read_frame(document)
 
     return lasting(("frame", match.pk, match.frame), work)
 
@@ -291,11 +298,17 @@ def _check_entry(document: dict[str, Any], section: str, entry: dict[str, Any]) 
             if check_document(document)[1]:  # the match as stored is at fault, not the entry
                 raise ServiceError(ErrorCode.CONFLICT, stored_invalid(problems[0]))
             own = problems
-        fields = [p.path.removeprefix(prefix).lstrip(".") for p in own]
-        also = [f"{field}: {p.message}" for field, p in zip(fields[1:], own[1:], strict=True)]
-        message = "; also ".join([own[0].message, *also])  # every problem, the first's path
-        raise ServiceError(ErrorCode.INVALID, message, fields[0])
+        raise _invalid(own, prefix)
     return scenario
+
+
+def _invalid(own: list[Problem], prefix: str) -> ServiceError:
+    """The entry's problems in one message, the first one's field (after `prefix`, the
+    entry's place in the document) as the path."""
+    fields = [p.path.removeprefix(prefix).lstrip(".") for p in own]
+    also = [f"{field}: {p.message}" for field, p in zip(fields[1:], own[1:], strict=True)]
+    message = "; also ".join([own[0].message, *also])  # every problem, the first's path
+    return ServiceError(ErrorCode.INVALID, message, fields[0])
 
 
 def _within(path: str, prefix: str) -> bool:
