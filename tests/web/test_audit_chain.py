@@ -98,3 +98,28 @@ def test_no_state_is_read_back_from_the_audit_log() -> None:
         )
     )
     assert readers == ["persistence/audit.py"]
+
+
+def test_the_seal_is_the_digest_of_the_entrys_whole_json() -> None:
+    """audit.seal cuts the entry's JSON before its time (so that PostgreSQL can seal an
+    entry it times itself); what it seals is still the whole object, keys sorted."""
+    import hashlib
+    import json
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from pitchpass.web.persistence import audit
+
+    when = datetime(2099, 5, 1, 12, 30, 15, 123456, tzinfo=timezone(timedelta(hours=2)))
+    for after in (None, {"z": [1, 2.5, "é\u202e"], "a": {'"': "}"}}, "when"):
+        entry = m.AuditEntry(
+            when=when, user_id=7, username='ann"}', action="submit", match_id=3,
+            target="r\n1", before={"when": "x"}, after=after,
+        )  # fmt: skip
+        said = {
+            "when": when.astimezone(UTC).isoformat(timespec="milliseconds"), "user": 7,
+            "username": 'ann"}', "action": "submit", "match": 3, "target": "r\n1",
+            "before": {"when": "x"}, "after": after,
+        }  # fmt: skip
+        text = json.dumps(said, sort_keys=True, separators=(",", ":"), default=str)
+        expected = hashlib.sha256(f"previous\n{text}".encode()).hexdigest()
+        assert audit.seal("previous", entry) == expected

@@ -38,15 +38,7 @@ def audit(
     when there is no user (COMMAND_LINE, or the name a failed sign-in tried). Takes the
     chain's lock until the transaction ends: entries are written one after another. Part
     of the caller's transaction when there is one (no savepoint: a failure here fails it)."""
-    entry = m.AuditEntry(
-        user=user,
-        username=username or (user.get_username() if user is not None else ""),
-        action=action,
-        match=match,
-        target=target[:200],
-        before=before,
-        after=after,
-    )
+    entry = new_entry(user, action, match, target, before, after, username)
     with transaction.atomic(savepoint=False):
         digest, count = _take_head()
         entry.when = timezone.now()  # once the chain is held: in the chain's order
@@ -61,6 +53,27 @@ def audit(
         if match is not None:
             _note_web_change(match, action)
         return entry
+
+
+def new_entry(
+    user: User | None,
+    action: str,
+    match: m.Match | None,
+    target: str,
+    before: Any,
+    after: Any,
+    username: str = "",
+) -> m.AuditEntry:
+    """The entry `audit` writes, not yet timed or sealed."""
+    return m.AuditEntry(
+        user=user,
+        username=username or (user.get_username() if user is not None else ""),
+        action=action,
+        match=match,
+        target=target[:200],
+        before=before,
+        after=after,
+    )
 
 
 def _take_head() -> tuple[str, int]:
@@ -93,10 +106,18 @@ def _note_web_change(match: m.Match, action: str) -> None:
 
 
 def seal(previous: str, entry: m.AuditEntry) -> str:
-    """The entry's digest: sha256 of the one before and of what the entry says."""
+    """The entry's digest: sha256 of the one before and of what the entry says (the JSON
+    object of its fields, keys sorted; its time to the millisecond, as a backup (Django's
+    JSON) keeps times)."""
+    when = entry.when.astimezone(UTC).isoformat(timespec="milliseconds")
+    return hashlib.sha256(f'{previous}\n{said_before_when(entry)}{when}"}}'.encode()).hexdigest()
+
+
+def said_before_when(entry: m.AuditEntry) -> str:
+    """What the entry says as it is sealed, up to the text of its time: "when" is the
+    last of the sorted keys and its text needs no escaping, so the database can seal an
+    entry whose time it takes itself (sealed_insert)."""
     said = {
-        # To the millisecond: as a backup (Django's JSON) keeps times.
-        "when": entry.when.astimezone(UTC).isoformat(timespec="milliseconds"),
         "user": entry.user_id,
         "username": entry.username,
         "action": entry.action,
@@ -106,7 +127,34 @@ def seal(previous: str, entry: m.AuditEntry) -> str:
         "after": entry.after,
     }
     text = json.dumps(said, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(f"{previous}\n{text}".encode()).hexdigest()
+    return text[:-1] + ',"when":"'
+
+
+def lock_head_statement() -> str:
+    """PostgreSQL: the chain's head locked until the transaction ends (sealed_insert)."""
+    return f"SELECT 1 FROM {rows.quoted(m.AuditHead)} WHERE id = 1 FOR UPDATE"
+
+
+def sealed_insert(entry: m.AuditEntry) -> tuple[str, list[Any]]:
+    """PostgreSQL, with the head locked (lock_head_statement): `entry` written and the
+    chain's head moved on in one statement, its time taken and its seal made by the
+    database, the seal `seal` makes (tests/web/test_audit_chain.py). No row is written
+    if the chain has no head yet (the first entry ever is written by `audit`)."""
+    head = rows.quoted(m.AuditHead)
+    digest, entries = rows.quoted(m.AuditHead, "digest"), rows.quoted(m.AuditHead, "entries")
+    when = "to_char(t.at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"+00:00\"')"
+    sealed = (
+        f"encode(sha256(convert_to({digest} || chr(10) || %s || {when} || '\"}}', 'UTF8')), 'hex')"
+    )
+    first = (
+        "WITH t AS MATERIALIZED (SELECT date_trunc('milliseconds', clock_timestamp()) AS at),"
+        f" h AS (UPDATE {head} SET {digest} = {sealed}, {entries} = {entries} + 1 FROM t"
+        f" WHERE {head}.id = 1 RETURNING {head}.{digest} AS sealed, t.at AS at) "
+    )
+    statement, params = rows.insert_statement(
+        entry, {"when": ("h.at", []), "digest": ("h.sealed", [])}, source="h"
+    )
+    return first + statement, [said_before_when(entry), *params]
 
 
 @dataclass(frozen=True)

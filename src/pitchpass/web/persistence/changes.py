@@ -29,19 +29,27 @@ def claim(match: m.Match) -> m.Match:
     `match` gets the row's version, frame and kinds of web change as they are now (what
     was read of it before the lock may be older). What a submission waits for: one round
     trip, not two."""
-    table = connection.ops.quote_name(m.Match._meta.db_table)
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {table} SET version = version + 1 WHERE id = %s"
-            " RETURNING version, frame, web_changes",
-            [match.pk],
-        )
-        found = cursor.fetchone()
+        cursor.execute(*claim_statement(match))
+        claimed(match, cursor.fetchone())
+    return match
+
+
+def claim_statement(match: m.Match) -> tuple[str, list[Any]]:
+    table = connection.ops.quote_name(m.Match._meta.db_table)
+    return (
+        f"UPDATE {table} SET version = version + 1 WHERE id = %s"
+        " RETURNING version, frame, web_changes",
+        [match.pk],
+    )
+
+
+def claimed(match: m.Match, found: Any) -> None:
+    """`match` as `claim_statement` returned it (`found`: its row, None if none)."""
     if found is None:
         raise m.Match.DoesNotExist(f"no match {match.key!r}")  # deleted since it was read
     match.version, match.frame, kinds = found
     match.web_changes = json.loads(kinds) if isinstance(kinds, str) else kinds
-    return match
 
 
 def changed(match: m.Match) -> None:

@@ -17,6 +17,18 @@ def insert(row: Model, computed: dict[str, tuple[str, list[Any]]] | None = None)
     SQL (a scalar subquery and its parameters), read in the statement itself; the row
     keeps None for them. Nothing is checked that the database does not check (no model
     validation, no signals: this app listens to none)."""
+    statement, params = insert_statement(row, computed)
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
+        inserted(row, cursor.fetchone()[0])
+
+
+def insert_statement(
+    row: Model, computed: dict[str, tuple[str, list[Any]]] | None = None, source: str = ""
+) -> tuple[str, list[Any]]:
+    """The statement of `insert` and its parameters; with a `source` (a table or a
+    statement's name in a WITH), INSERT ... SELECT ... FROM it: one row for each of its
+    rows, none if it has none (`computed` may then name its columns)."""
     computed = computed or {}
     meta = row._meta
     quote = connection.ops.quote_name
@@ -32,13 +44,19 @@ def insert(row: Model, computed: dict[str, tuple[str, list[Any]]] | None = None)
         else:
             values.append("%s")
             params.append(field.get_db_prep_save(field.pre_save(row, True), connection))
+    rows = (
+        f"SELECT {', '.join(values)} FROM {source}" if source else f"VALUES ({', '.join(values)})"
+    )
     statement = (
         f"INSERT INTO {quote(meta.db_table)} ({', '.join(columns)})"
-        f" VALUES ({', '.join(values)}) RETURNING {quote(str(meta.pk.column))}"
+        f" {rows} RETURNING {quote(str(meta.pk.column))}"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(statement, params)
-        row.pk = cursor.fetchone()[0]
+    return statement, params
+
+
+def inserted(row: Model, pk: Any) -> None:
+    """`row` as the ORM leaves a row it has just inserted."""
+    row.pk = pk
     row._state.adding = False
     row._state.db = connection.alias
 

@@ -469,11 +469,15 @@ def add_request(row: m.Request) -> None:
     """Insert a new request after the match's last (its position read in the INSERT
     itself: under the match lock, a statement's own snapshot sees every request committed
     before it). One statement, nothing compiled (rows.insert)."""
+    rows.insert(row, {"position": next_position(row.match_id)})
+
+
+def next_position(match_pk: int) -> tuple[str, list[Any]]:
+    """SQL for the place after the match's last request, and its parameters."""
     table, match, position = (
         rows.quoted(m.Request), rows.quoted(m.Request, "match"), rows.quoted(m.Request, "position")
     )  # fmt: skip
-    last = f"SELECT COALESCE(MAX({position}), 0) + 1 FROM {table} WHERE {match} = %s"
-    rows.insert(row, {"position": (last, [row.match_id])})
+    return f"SELECT COALESCE(MAX({position}), 0) + 1 FROM {table} WHERE {match} = %s", [match_pk]
 
 
 def request_rows(match: m.Match) -> QuerySet[m.Request]:

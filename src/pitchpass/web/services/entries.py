@@ -22,8 +22,8 @@ from pitchpass.core.policy import occupant_club
 from pitchpass.core.problems import Problem
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
-from pitchpass.web.persistence import store
-from pitchpass.web.persistence.audit import audit
+from pitchpass.web.persistence import store, submission
+from pitchpass.web.persistence.audit import audit, new_entry
 from pitchpass.web.persistence.changes import (
     ID_LENGTH,
     changed,
@@ -101,10 +101,11 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
     """Add a request (media: for their own organisation; admin: for `by`); the core checks
     it against the match as stored. What needs no lock is done before the match is locked:
     the request is checked against the match's frame (moved on only by a load or an
-    admin's edit; checked again under the lock if it moved meanwhile). Under the lock, one
-    statement each: the version moved on, the row inserted (the id's uniqueness is the
-    database's: a clash is a 409), the audit entry. Submissions to one match in a rush
-    wait for each other that long, not for the checks."""
+    admin's edit; checked again under the lock if it moved meanwhile). Under the lock: the
+    version moved on, the row inserted (the id's uniqueness is the database's: a clash is
+    a 409), the audit entry; in one round trip on PostgreSQL (_in_one_trip), else one
+    statement each. Submissions to one match in a rush wait for each other that long, not
+    for the checks."""
     check_text(body)
     who = access.profile(user)
     admin = who.role == "admin"
@@ -121,39 +122,93 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
     _check_submission(match, entry, now)
     requester = _organisation(who, by)
     try:
-        with transaction.atomic():
-            frame = match.frame
-            claim(match)
-            if match.frame != frame:  # a load or an admin's edit since the check
-                match = lock_match(match)
-                _check_submission(match, entry, now)
-            if not wanted:  # the first free number, now that no one else can take it
-                entry["id"] = request_id = check_id(_request_id(match, by, wanted, admin))
-            row = m.Request(
-                match=match,
-                key=request_id,
-                by=requester,
-                zone_id=_zone_ids(match)[entry["zone"]],
-                phases=list(entry["phases"]),
-                crew=entry["crew"],
-                cameras=entry.get("cameras", 1),
-                submitted=now,
-                submitted_offset=0,
-                changed_in=match.version,
-            )
-            store.add_request(row)
-            consent = sorted(set(entry.get("consent", [])))
-            if consent:
-                row.consent.set(m.Organisation.objects.filter(key__in=consent))
-            after = store.request_json(match.key, row, consent, entry["zone"])
-            audit(user, "submit", match, request_id, None, after)
+        if not _in_one_trip(user, match, entry, requester, now, bool(wanted)):
+            request_id = _write_submission(user, match, entry, requester, now, wanted, admin)
     except IntegrityError as error:
         if not _id_taken(error):
             raise
         # Told after the lock has gone: the request that held the id may be withdrawn by
         # now, and is then told of as it was.
-        raise _clash(match, request_id, by, wanted, admin) from None
+        raise _clash(match, entry["id"], by, wanted, admin) from None
     return request_id
+
+
+def _new_row(
+    match: m.Match, entry: dict[str, Any], requester: m.Organisation, now: datetime
+) -> m.Request:
+    return m.Request(
+        match=match,
+        key=entry["id"],
+        by=requester,
+        zone_id=_zone_ids(match)[entry["zone"]],
+        phases=list(entry["phases"]),
+        crew=entry["crew"],
+        cameras=entry.get("cameras", 1),
+        submitted=now,
+        submitted_offset=0,
+        changed_in=match.version,
+    )
+
+
+def _in_one_trip(
+    user: User,
+    match: m.Match,
+    entry: dict[str, Any],
+    requester: m.Organisation,
+    now: datetime,
+    wanted: bool,
+) -> bool:
+    """The request and its audit entry written in one round trip under the lock
+    (persistence/submission.py) when nothing has to be read under it: PostgreSQL, its id
+    chosen (no first free number to find), no consent to record, the match's kinds of web
+    change holding "submit" already. False: to be written step by step (nothing was)."""
+    if not (submission.possible() and wanted and not entry.get("consent")):
+        return False
+    if "submit" not in match.web_changes:
+        return False
+    row = _new_row(match, entry, requester, now)
+    after = store.request_json(match.key, row, [], entry["zone"])
+    written = new_entry(user, "submit", match, entry["id"], None, after)
+    try:
+        with transaction.atomic():
+            submission.write(match, match.frame, row, written)
+    except submission.NotInOneTrip:  # rolled back: a load or an admin's edit, say
+        return False
+    except IntegrityError as error:
+        if _id_taken(error):
+            raise
+        return False  # a zone removed by an edit since the check, say: told step by step
+    return True
+
+
+def _write_submission(
+    user: User,
+    match: m.Match,
+    entry: dict[str, Any],
+    requester: m.Organisation,
+    now: datetime,
+    wanted: Any,
+    admin: bool,
+) -> str:
+    """The request and its audit entry written one statement after another, under the
+    lock: the version moved on, the row inserted (the id's uniqueness is the database's:
+    a clash is a 409), its consent, the audit entry. The request's id."""
+    with transaction.atomic():
+        frame = match.frame
+        claim(match)
+        if match.frame != frame:  # a load or an admin's edit since the check
+            match = lock_match(match)
+            _check_submission(match, entry, now)
+        if not wanted:  # the first free number, now that no one else can take it
+            entry["id"] = check_id(_request_id(match, entry["by"], wanted, admin))
+        row = _new_row(match, entry, requester, now)
+        store.add_request(row)
+        consent = sorted(set(entry.get("consent", [])))
+        if consent:
+            row.consent.set(m.Organisation.objects.filter(key__in=consent))
+        after = store.request_json(match.key, row, consent, entry["zone"])
+        audit(user, "submit", match, entry["id"], None, after)
+    return str(entry["id"])
 
 
 def _id_taken(error: IntegrityError) -> bool:
