@@ -173,3 +173,43 @@ def test_a_kept_token_is_read_again_when_the_mark_is_lost(counted_in) -> None:
     m.ApiToken.objects.filter(user__username="ed").update(expires=None)  # unseen by marks
     assert _get(token) == 200  # read afresh: kept under the lost mark, it would be too
     assert m.ApiToken.objects.get(user__username="ed").expires is None
+
+
+def test_every_operation_counts_its_rates_where_a_kept_token_is_confirmed() -> None:
+    """A token's user kept in a process is acted on only once the rates' round trip has
+    found its accounts' mark current (http/throttles.Limit): every API operation must have
+    that throttle, or a revoked token kept somewhere would still be served."""
+    from pitchpass.web.http import throttles
+    from pitchpass.web.http.api import api
+
+    operations = [
+        operation
+        for _, router in api._routers
+        for view in router.path_operations.values()
+        for operation in view.operations
+    ]
+    assert len(operations) >= 16
+    for operation in operations:
+        limits = [t for t in operation.throttle_objects if isinstance(t, throttles.Limit)]
+        assert limits, operation.view_func.__name__
+
+
+def test_a_kept_token_revoked_is_answered_as_a_wrong_one(counted_in, settings) -> None:
+    """Found revoked by the rates' round trip, a kept token gets the very answer a wrong
+    token gets (401, the same body and headers) and is counted against its address:
+    past the wrong tokens' rate, 429 as for any token from there."""
+    do_add_user("ed", "steward", None, "pw-for-tests-only-7")
+    token = do_create_token("ed")
+    assert _get(token) == 200  # kept, with Redis
+    do_revoke_token(tokens_of("ed")[0].pk)
+
+    def answer(sent: str) -> tuple[int, bytes, dict[str, str]]:
+        got = Client().get("/api/matches", HTTP_AUTHORIZATION=f"Bearer {sent}")
+        heads = {k: v for k, v in got.headers.items() if k not in ("Date", "Content-Length")}
+        return got.status_code, got.content, heads
+
+    revoked, wrong = answer(token), answer("no-such-token")
+    assert revoked == wrong and revoked[0] == 401
+    settings.PITCHPASS_API_BAD_TOKEN_RATE = "2/m"  # two wrong tokens counted so far
+    assert _get("no-such-token") == 429
+    assert _get(token) == 429

@@ -18,6 +18,7 @@ from ninja.errors import Throttled
 from ninja.throttling import AuthRateThrottle, BaseThrottle
 
 from pitchpass.web import shared_cache
+from pitchpass.web.services import accounts, kept_tokens
 
 
 class Limit(BaseThrottle):
@@ -42,7 +43,10 @@ class Limit(BaseThrottle):
         guessed = "Authorization" in request.headers  # a token, not a browser's session
         client = _redis()
         if client is not None:
-            waits, wrong = _in_redis(client, request, rates, guessed)
+            waits, wrong, mark = _in_redis(client, request, rates, guessed)
+            if not _confirmed(request, mark):
+                self.mine.wait = getattr(request, "pitchpass_wait", None)
+                return False  # answered 401 (api.throttled), or 429 past the wrong tokens' rate
         else:
             waits = _in_cache(request, rates)
             wrong = int(cache.get(_key(request), 0)) if guessed else 0
@@ -58,15 +62,41 @@ class Limit(BaseThrottle):
         return found
 
 
+def _confirmed(request: HttpRequest, mark: Any) -> bool:
+    """A token's user kept in this process (api.BearerToken) is acted on only if the
+    accounts' mark it was kept under is still the current one; else the token is read
+    again and, if it may no longer be used, refused as a wrong token is (401, counted
+    against its address: 429 past that rate), the call marked so (`pitchpass_unknown`)."""
+    kept = getattr(request, "pitchpass_kept", None)
+    if kept is None:
+        return True
+    token, kept_under = kept
+    request.pitchpass_kept = None  # type: ignore[attr-defined]
+    if kept_tokens.is_current(kept_under, mark):
+        return True
+    user = accounts.user_for_token(token)
+    if user is not None:
+        request.auth = user  # type: ignore[attr-defined]
+        return True
+    request.pitchpass_unknown = True  # type: ignore[attr-defined]
+    try:
+        count_bad_token(request)
+    except Throttled as past:  # its message kept by count_bad_token (pitchpass_refused)
+        request.pitchpass_wait = past.wait  # type: ignore[attr-defined]
+    return False
+
+
 def _in_redis(
     client: Any, request: HttpRequest, rates: list[tuple[str, str]], guessed: bool
-) -> tuple[list[float], int]:
-    """The seconds to wait for each rate this call is past (none if it may go on), and
-    the wrong tokens its address sent lately (if `guessed`: the call brings a token)."""
+) -> tuple[list[float], int, Any]:
+    """The seconds to wait for each rate this call is past (none if it may go on), the
+    wrong tokens its address sent lately (if `guessed`: the call brings a token), and
+    the accounts' mark (kept_tokens.mark_key)."""
     counts = []
     # MULTI: the counter made with its period, counted and its time left read at once (a
     # key expiring between SET NX and INCR would otherwise be made again with no period).
     with client.pipeline(transaction=True) as pipeline:
+        pipeline.get(kept_tokens.mark_key())
         pipeline.get(caches[DEFAULT_CACHE_ALIAS].make_and_validate_key(_key(request)))
         for scope, rate in rates:
             allowed, period = AuthRateThrottle(rate).parse_rate(rate)
@@ -77,7 +107,7 @@ def _in_redis(
             pipeline.incr(key)
             pipeline.ttl(key)
             counts.append((key, allowed, period))
-        wrong, *said = pipeline.execute()
+        mark, wrong, *said = pipeline.execute()
     waits = []
     for n, (key, allowed, period) in enumerate(counts):
         left = said[3 * n + 2]
@@ -86,7 +116,7 @@ def _in_redis(
             left = period
         if allowed is not None and said[3 * n + 1] > allowed:
             waits.append(float(max(left, 1)))
-    return waits, int(wrong or 0) if guessed else 0
+    return waits, (int(wrong or 0) if guessed else 0), mark
 
 
 def _in_cache(request: HttpRequest, rates: list[tuple[str, str]]) -> list[float]:

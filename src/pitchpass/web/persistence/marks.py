@@ -27,7 +27,8 @@ log = logging.getLogger(__name__)
 KEY = "pitchpass-accounts-mark"
 
 
-def _key() -> str:
+def key() -> str:
+    """The mark's key in Redis."""
     return shared_cache.key(KEY)
 
 
@@ -39,14 +40,19 @@ def current() -> str | None:
     if client is None:
         return None
     try:
-        found = client.get(_key())
+        found = client.get(key())
         if found is None:
-            client.set(_key(), secrets.token_hex(8), nx=True)
-            found = client.get(_key())
+            client.set(key(), secrets.token_hex(8), nx=True)
+            found = client.get(key())
     except Exception as error:  # Redis away: keep nothing, read the accounts every call
         log.warning("the accounts' mark cannot be read (%s): nothing kept", error)
         return None
-    return None if found is None else str(found)
+    return as_text(found)
+
+
+def as_text(found: Any) -> str | None:
+    """A mark as Redis gives it (bytes), as kept."""
+    return found.decode() if isinstance(found, bytes) else None if found is None else str(found)
 
 
 def replace() -> None:
@@ -61,7 +67,7 @@ def _new_mark() -> None:
     if client is None:
         return
     try:
-        client.set(_key(), secrets.token_hex(8))
+        client.set(key(), secrets.token_hex(8))
     except Exception as error:
         # What was kept is then dropped by its age (kept_tokens.MOST_SECONDS) at the latest.
         log.error("the accounts' mark cannot be replaced (%s)", error)

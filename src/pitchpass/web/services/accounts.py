@@ -116,6 +116,20 @@ def user_for_token(token: str) -> User | None:
             mark or "", time.monotonic(), row.pk, row.user, row.expires, row.last_used
         )
         kept_tokens.keep(key, mark, found)
+    return _usable(key, found)
+
+
+def kept_user_for_token(token: str) -> tuple[User | None, str] | None:
+    """The token's user as kept in this process (None if it may not be used), and the
+    accounts' mark it was kept under, which the caller must find current before it acts
+    on the user (the API asks for the mark with its rates, in the same round trip:
+    http/throttles.py); else user_for_token. None: nothing kept for this token."""
+    key = digest(token)
+    found = kept_tokens.find_unconfirmed(key)
+    return None if found is None else (_usable(key, found), found.mark)
+
+
+def _usable(key: str, found: kept_tokens.Kept) -> User | None:
     now = timezone.now()
     user = found.user
     if not user.is_active or (found.expires is not None and found.expires <= now):

@@ -15,6 +15,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.contrib.auth.models import User
 
@@ -48,15 +49,32 @@ def find(digest: str, mark: str | None) -> Kept | None:
     of the one kept (the call may add to it; no other call sees that)."""
     if mark is None:
         return None
+    found = find_unconfirmed(digest)
+    return found if found is not None and found.mark == mark else None
+
+
+def find_unconfirmed(digest: str) -> Kept | None:
+    """What is kept for this digest, if it is recent, under whatever mark it was kept:
+    usable only once that mark is found to be the current one (mark_key)."""
     with _LOCK:
         found = _KEPT.get(digest)
         if found is None:
             return None
-        if found.mark != mark or time.monotonic() - found.since > MOST_SECONDS:
+        if time.monotonic() - found.since > MOST_SECONDS:
             del _KEPT[digest]
             return None
         _KEPT.move_to_end(digest)
     return Kept(**{**found.__dict__, "user": copy.copy(found.user)})
+
+
+def mark_key() -> str:
+    """The accounts' mark's key in Redis, to read it with other keys in one round trip."""
+    return marks.key()
+
+
+def is_current(kept_under: str, read: Any) -> bool:
+    """Whether the mark read from Redis (mark_key) is the one a token was kept under."""
+    return marks.as_text(read) == kept_under
 
 
 def keep(digest: str, mark: str | None, kept: Kept) -> None:
