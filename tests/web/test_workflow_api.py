@@ -518,3 +518,20 @@ def test_a_list_read_again_is_kept_until_the_match_changes(api) -> None:
     renamed = zone_form(zone, key="interview-zone")
     assert admin.post(f"/admin/pitchpass/zone/{zone.pk}/change/", renamed).status_code == 302
     assert "interview-zone" in {r["zone"] for r in listed(api["docs"])[0]}
+
+
+def test_a_load_after_a_submission_is_seen_by_the_next_one(api) -> None:
+    """Submissions read the match's row once every few seconds (access.match_to_submit_to);
+    a load or an admin's edit since (kick-off moved to the past) is seen by the very next
+    submission all the same: the lock shows the frame moved, and it is checked again."""
+    from datetime import UTC, datetime
+
+    body = {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1}
+    assert post(api["bt"], "/requests", {**body, "id": "before"}).status_code == 201
+    m.Match.objects.filter(key=MATCH).update(kickoff=datetime(2000, 1, 1, tzinfo=UTC))
+    store.frames_changed()
+    requests = m.Request.objects.count()
+    for wanted in ({"id": "after"}, {}):  # its id given (one trip on PostgreSQL), or not
+        sent = post(api["bt"], "/requests", {**body, **wanted})
+        assert sent.status_code == 409 and sent.json()["code"] == "deadline-passed"
+    assert m.Request.objects.count() == requests

@@ -4,6 +4,10 @@ another organisation's requests, or even that they exist.
 
 from __future__ import annotations
 
+import copy
+import threading
+import time
+
 from django.contrib.auth.models import User
 from django.db.models import Q, QuerySet
 
@@ -60,6 +64,44 @@ def check_match_row(user: User, match_key: str, competition: bool = False) -> m.
     who = profile(user)
     found = lookups.match_by_key(match_key, competition)
     return _found(found if found is not None and sees(who, found) else None, match_key)
+
+
+# A match's row and competition as read for a submission, kept in this process a few
+# seconds by its key: a submission is checked against it before the lock, and the lock
+# shows whether it was current (its frame; store.frames_changed moves every match's on
+# a load or an admin's edit), else the submission is checked again under it.
+_SUBMITTED_TO: dict[str, tuple[float, m.Match]] = {}
+_SUBMITTED_LOCK = threading.Lock()
+KEPT_ROW_SECONDS = 5.0
+
+
+def match_to_submit_to(user: User, match_key: str) -> tuple[m.Match, bool]:
+    """`check_match_row` with its competition, as a submission needs it, and whether it
+    was read just now: the row read in the last KEPT_ROW_SECONDS if there is one (a copy:
+    the submission may move its version on), so that a rush of submissions reads it once,
+    not each. What the match lock confirms may be taken from it (its frame); a refusal is
+    told only as the row read again says it (entries.do_submit_request)."""
+    now = time.monotonic()
+    with _SUBMITTED_LOCK:
+        found = _SUBMITTED_TO.get(match_key)
+    fresh = found is None or now - found[0] > KEPT_ROW_SECONDS
+    if found is not None and not sees(profile(user), found[1]):
+        fresh = True  # a 404 is told only as the row read again says it
+    if found is None or fresh:
+        row = lookups.match_by_key(match_key, True)
+        if row is None:
+            return _found(None, match_key), True
+        with _SUBMITTED_LOCK:
+            _SUBMITTED_TO[match_key] = found = (now, row)
+            if len(_SUBMITTED_TO) > 256:
+                _SUBMITTED_TO.pop(next(iter(_SUBMITTED_TO)))
+    row = copy.copy(found[1])
+    return _found(row if sees(profile(user), row) else None, match_key), fresh
+
+
+def forget_rows() -> None:
+    with _SUBMITTED_LOCK:
+        _SUBMITTED_TO.clear()
 
 
 def _one(rows: QuerySet[m.Match], match_key: str) -> m.Match | None:

@@ -105,11 +105,27 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
     version moved on, the row inserted (the id's uniqueness is the database's: a clash is
     a 409), the audit entry; in one round trip on PostgreSQL (_in_one_trip), else one
     statement each. Submissions to one match in a rush wait for each other that long, not
-    for the checks."""
+    for the checks, and read the match's row once every few seconds (the lock shows
+    whether it was current: access.match_to_submit_to)."""
     check_text(body)
+    match, fresh = access.match_to_submit_to(user, match_key)
+    try:
+        return _submit(user, match, body, now)
+    except (ServiceError, m.Match.DoesNotExist):
+        if fresh:
+            raise
+    # Refused by the row as kept (nothing is written when a submission is refused): told
+    # only what the row as it is now says (a zone renamed since, say).
+    access.forget_rows()
+    try:
+        return _submit(user, access.check_match_row(user, match_key, True), body, now)
+    except m.Match.DoesNotExist:  # removed since it was read
+        raise ServiceError(ErrorCode.NOT_FOUND, f'no match "{match_key}"', "match") from None
+
+
+def _submit(user: User, match: m.Match, body: dict[str, Any], now: datetime) -> str:
     who = access.profile(user)
     admin = who.role == "admin"
-    match = access.check_match_row(user, match_key, competition=True)
     by = _requester(who, body)
     if body.get("consent") and not admin:
         raise ServiceError(
@@ -160,11 +176,10 @@ def _in_one_trip(
 ) -> bool:
     """The request and its audit entry written in one round trip under the lock
     (persistence/submission.py) when nothing has to be read under it: PostgreSQL, its id
-    chosen (no first free number to find), no consent to record, the match's kinds of web
-    change holding "submit" already. False: to be written step by step (nothing was)."""
+    chosen (no first free number to find), no consent to record, and, as the lock shows,
+    the match's frame as checked and "submit" among its kinds of web change already.
+    False: to be written step by step (nothing was)."""
     if not (submission.possible() and wanted and not entry.get("consent")):
-        return False
-    if "submit" not in match.web_changes:
         return False
     row = _new_row(match, entry, requester, now)
     after = store.request_json(match.key, row, [], entry["zone"])
