@@ -431,12 +431,13 @@ def report(args: argparse.Namespace, samples: list[Sample], failures: list[str],
     lines += [f"| {goal} | {figure} | {verdict(ok)} |" for goal, figure, ok in goals]
     lines += [
         "",
-        "What bounds submissions: every submission to a match waits for the one before it to "
-        "commit (the match lock, and the audit chain's head). The locked write, which does no "
-        "more than wait its turn on one row, insert and commit, made "
+        "Every submission to a match waits for the one before it to commit (the match lock, "
+        "and the audit chain's head). The locked write, which does no more than wait its turn "
+        "on one row, insert and commit, made "
         f"{rate['locked-write']:.1f} calls/s, {locked_ratio:.0%} of the bare write; "
-        f"submissions made {behind_lock:.0%} of the locked write. Shares are the median of "
-        "the rounds' own ratios. "
+        f"submissions made {behind_lock:.0%} of the locked write (what is left is each call's "
+        "own work, on 2 cores shared with PostgreSQL, Redis and the clients). Shares are the "
+        "median of the rounds' own ratios. "
         f"The bare write's own p99 (paced) was {p99['bare-write']:.1f} ms, the locked "
         f"write's {p99['locked-write']:.1f} ms (each round's p99 is in the table).",
         "",
