@@ -213,3 +213,44 @@ def test_a_kept_token_revoked_is_answered_as_a_wrong_one(counted_in, settings) -
     settings.PITCHPASS_API_BAD_TOKEN_RATE = "2/m"  # two wrong tokens counted so far
     assert _get("no-such-token") == 429
     assert _get(token) == 429
+
+
+def test_a_token_taken_from_a_user_does_not_use_up_the_users_rate(counted_in, settings) -> None:
+    """From an independent review: a revoked token kept somewhere, sent again and again,
+    is refused each time without counting against its user's rate, and is no longer
+    kept; the user's other token still works."""
+    do_add_user("ed", "steward", None, "pw-for-tests-only-7")
+    kept, taken = do_create_token("ed"), do_create_token("ed")
+    assert _get(kept) == 200 and _get(taken) == 200  # both kept (with Redis)
+    do_revoke_token(tokens_of("ed")[1].pk)
+    settings.PITCHPASS_API_RATE = "4/m"  # two calls counted so far
+    assert [_get(taken) for _ in range(8)] == [401] * 8
+    assert _get(kept) == 200 and _get(kept) == 200
+    assert _get(kept) == 429
+
+
+def test_the_database_away_while_a_kept_token_is_read_again_is_a_503(
+    counted_in, monkeypatch
+) -> None:
+    """From an independent review: the rates' throttle reads a kept token again when the
+    accounts' mark moved; the database away then is answered as anywhere else (503 with
+    Retry-After), not as an unhandled fault."""
+    from django.db import OperationalError
+
+    from pitchpass.web.persistence import marks
+    from pitchpass.web.persistence import models as m
+
+    do_add_user("ed", "steward", None, "pw-for-tests-only-7")
+    token = do_create_token("ed")
+    assert _get(token) == 200
+    marks.replace()  # any account changed, anywhere
+
+    def away(*args: Any, **kwargs: Any) -> Any:
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(m.ApiToken.objects, "select_related", away)
+    got = Client(raise_request_exception=False).get(
+        "/api/matches", HTTP_AUTHORIZATION=f"Bearer {token}"
+    )
+    assert got.status_code == 503 and got.json()["code"] == "unavailable"
+    assert got["Retry-After"] == "5"

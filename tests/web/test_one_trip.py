@@ -125,3 +125,48 @@ def test_a_load_landing_before_the_lock_sends_it_the_step_by_step_way(monkeypatc
     assert m.Request.objects.count() == requests
     assert m.AuditEntry.objects.count() == entries_before
     assert m.Match.objects.get(key=MATCH).version == version
+
+
+def test_audit_times_follow_the_chain_whichever_way_entries_are_written() -> None:
+    """From an independent review: entries written in one trip are timed by the
+    database; so are those written step by step on PostgreSQL (audit.audit), so that the
+    times never go back along the chain (the admin's list is in time order)."""
+    user = _ready()
+    start = m.AuditEntry.objects.order_by("-pk").values_list("pk", flat=True)[0]
+    for n in range(20):  # one trip with an id, step by step without one
+        entries.do_submit_request(user, MATCH, {**BODY, **({"id": f"o{n}"} if n % 2 else {})}, NOW)
+    times = list(
+        m.AuditEntry.objects.filter(pk__gte=start).order_by("pk").values_list("when", flat=True)
+    )
+    assert len(times) == 21 and times == sorted(times)
+    assert all(t.microsecond % 1000 == 0 for t in times)
+    assert audit.verify().broken is None
+
+
+def test_a_match_removed_before_the_lock_is_a_404(monkeypatch) -> None:
+    """From an independent review: a match removed between its read and the lock is
+    not found (404), whether its row was kept or read just then."""
+    from pitchpass.web.services import access
+
+    user = _ready()
+    real = submission.write
+
+    def after_a_removal(*args: object) -> None:
+        def gone() -> None:
+            m.Match.objects.filter(key=MATCH).delete()
+            connection.close()
+
+        elsewhere = threading.Thread(target=gone)
+        elsewhere.start()
+        elsewhere.join()
+        real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(submission, "write", after_a_removal)
+    for kept in (False, True):
+        access.forget_rows()
+        if kept:
+            setup_match()  # made again
+            access.match_to_submit_to(user, MATCH)
+        with pytest.raises(ServiceError) as missing:
+            entries.do_submit_request(user, MATCH, {**BODY, "id": f"gone-{kept}"}, NOW)
+        assert missing.value.code == ErrorCode.NOT_FOUND

@@ -230,7 +230,10 @@ def not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
 @api.exception_handler(Throttled)
 def throttled(request: HttpRequest, exc: Throttled) -> HttpResponse:
     """429 with Retry-After; 401 for a kept token found no longer usable by the rates'
-    round trip (throttles.Limit), unless its address is past the wrong tokens' rate."""
+    round trip (throttles.Limit), unless its address is past the wrong tokens' rate; 503
+    if the database went away while the token was read again there."""
+    if getattr(request, "pitchpass_database_away", False):
+        return database_away(request, OperationalError("the database cannot be reached"))
     if getattr(request, "pitchpass_unknown", False) and exc.wait is None:
         return unauthenticated(request, AuthenticationError())
     seconds = max(1, math.ceil(exc.wait or 1))

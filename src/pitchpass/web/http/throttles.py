@@ -13,6 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest
 from ninja.errors import Throttled
 from ninja.throttling import AuthRateThrottle, BaseThrottle
@@ -43,10 +44,16 @@ class Limit(BaseThrottle):
         guessed = "Authorization" in request.headers  # a token, not a browser's session
         client = _redis()
         if client is not None:
-            waits, wrong, mark = _in_redis(client, request, rates, guessed)
+            waits, wrong, mark, counted = _in_redis(client, request, rates, guessed)
             if not _confirmed(request, mark):
+                # Not this user's call after all: its counts taken back, so that a token
+                # taken from a user does not use up the user's own rate.
+                with client.pipeline(transaction=False) as pipeline:
+                    for key in counted:
+                        pipeline.decr(key)
+                    pipeline.execute()
                 self.mine.wait = getattr(request, "pitchpass_wait", None)
-                return False  # answered 401 (api.throttled), or 429 past the wrong tokens' rate
+                return False  # 401 or 503 (api.throttled), or 429 past the wrong tokens' rate
         else:
             waits = _in_cache(request, rates)
             wrong = int(cache.get(_key(request), 0)) if guessed else 0
@@ -72,12 +79,18 @@ def _confirmed(request: HttpRequest, mark: Any) -> bool:
         return True
     token, kept_under = kept
     request.pitchpass_kept = None  # type: ignore[attr-defined]
-    if kept_tokens.is_current(kept_under, mark):
-        return True
-    user = accounts.user_for_token(token)
+    try:
+        if kept_tokens.is_current(kept_under, mark):
+            accounts.token_used(token)
+            return True
+        user = accounts.user_for_token(token)
+    except (OperationalError, InterfaceError):  # ninja runs throttles outside its handlers
+        request.pitchpass_database_away = True  # type: ignore[attr-defined]
+        return False
     if user is not None:
         request.auth = user  # type: ignore[attr-defined]
         return True
+    accounts.forget_token(token)
     request.pitchpass_unknown = True  # type: ignore[attr-defined]
     try:
         count_bad_token(request)
@@ -88,10 +101,10 @@ def _confirmed(request: HttpRequest, mark: Any) -> bool:
 
 def _in_redis(
     client: Any, request: HttpRequest, rates: list[tuple[str, str]], guessed: bool
-) -> tuple[list[float], int, Any]:
+) -> tuple[list[float], int, Any, list[str]]:
     """The seconds to wait for each rate this call is past (none if it may go on), the
     wrong tokens its address sent lately (if `guessed`: the call brings a token), and
-    the accounts' mark (kept_tokens.mark_key)."""
+    the accounts' mark (kept_tokens.mark_key), and the keys of the counts it added."""
     counts = []
     # MULTI: the counter made with its period, counted and its time left read at once (a
     # key expiring between SET NX and INCR would otherwise be made again with no period).
@@ -116,7 +129,7 @@ def _in_redis(
             left = period
         if allowed is not None and said[3 * n + 1] > allowed:
             waits.append(float(max(left, 1)))
-    return waits, (int(wrong or 0) if guessed else 0), mark
+    return waits, (int(wrong or 0) if guessed else 0), mark, [key for key, _, _ in counts]
 
 
 def _in_cache(request: HttpRequest, rates: list[tuple[str, str]]) -> list[float]:

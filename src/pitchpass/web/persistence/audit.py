@@ -40,6 +40,10 @@ def audit(
     of the caller's transaction when there is one (no savepoint: a failure here fails it)."""
     entry = new_entry(user, action, match, target, before, after, username)
     with transaction.atomic(savepoint=False):
+        if connection.vendor == "postgresql" and _sealed_by_database(entry):
+            if match is not None:
+                _note_web_change(match, action)
+            return entry
         digest, count = _take_head()
         entry.when = timezone.now()  # once the chain is held: in the chain's order
         entry.digest = seal(digest, entry)
@@ -53,6 +57,21 @@ def audit(
         if match is not None:
             _note_web_change(match, action)
         return entry
+
+
+def _sealed_by_database(entry: m.AuditEntry) -> bool:
+    """PostgreSQL: `entry` timed, sealed and written by the database with the chain's
+    head held (sealed_insert), so that every entry's time there is the database's clock,
+    in the chain's order, whichever way it was written (persistence/submission.py too).
+    False if the chain has no head yet (the first entry ever: `audit` makes it)."""
+    with connection.cursor() as cursor:
+        cursor.execute(lock_head_statement())
+        if cursor.fetchone() is None:
+            return False
+        cursor.execute(*sealed_insert(entry))
+        pk, entry.when, entry.digest = cursor.fetchone()
+    rows.inserted(entry, pk)
+    return True
 
 
 def new_entry(
@@ -137,9 +156,10 @@ def lock_head_statement() -> str:
 
 def sealed_insert(entry: m.AuditEntry) -> tuple[str, list[Any]]:
     """PostgreSQL, with the head locked (lock_head_statement): `entry` written and the
-    chain's head moved on in one statement, its time taken and its seal made by the
-    database, the seal `seal` makes (tests/web/test_audit_chain.py). No row is written
-    if the chain has no head yet (the first entry ever is written by `audit`)."""
+    chain's head moved on in one statement, its time taken (to the millisecond, as it is
+    sealed) and its seal made by the database, the seal `seal` makes
+    (tests/web/test_one_trip.py). It returns the entry's id, time and seal; no row is
+    written if the chain has no head yet (the first entry ever is written step by step)."""
     head = rows.quoted(m.AuditHead)
     digest, entries = rows.quoted(m.AuditHead, "digest"), rows.quoted(m.AuditHead, "entries")
     when = "to_char(t.at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"+00:00\"')"
@@ -152,7 +172,10 @@ def sealed_insert(entry: m.AuditEntry) -> tuple[str, list[Any]]:
         f" WHERE {head}.id = 1 RETURNING {head}.{digest} AS sealed, t.at AS at) "
     )
     statement, params = rows.insert_statement(
-        entry, {"when": ("h.at", []), "digest": ("h.sealed", [])}, source="h"
+        entry,
+        {"when": ("h.at", []), "digest": ("h.sealed", [])},
+        source="h",
+        returning=("when", "digest"),
     )
     return first + statement, [said_before_when(entry), *params]
 

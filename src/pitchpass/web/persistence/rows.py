@@ -24,11 +24,15 @@ def insert(row: Model, computed: dict[str, tuple[str, list[Any]]] | None = None)
 
 
 def insert_statement(
-    row: Model, computed: dict[str, tuple[str, list[Any]]] | None = None, source: str = ""
+    row: Model,
+    computed: dict[str, tuple[str, list[Any]]] | None = None,
+    source: str = "",
+    returning: tuple[str, ...] = (),
 ) -> tuple[str, list[Any]]:
     """The statement of `insert` and its parameters; with a `source` (a table or a
     statement's name in a WITH), INSERT ... SELECT ... FROM it: one row for each of its
-    rows, none if it has none (`computed` may then name its columns)."""
+    rows, none if it has none (`computed` may then name its columns). It returns the
+    primary key, then the columns of the fields named in `returning`."""
     computed = computed or {}
     meta = row._meta
     quote = connection.ops.quote_name
@@ -47,10 +51,10 @@ def insert_statement(
     rows = (
         f"SELECT {', '.join(values)} FROM {source}" if source else f"VALUES ({', '.join(values)})"
     )
-    statement = (
-        f"INSERT INTO {quote(meta.db_table)} ({', '.join(columns)})"
-        f" {rows} RETURNING {quote(str(meta.pk.column))}"
-    )
+    back = [quote(str(meta.pk.column))]
+    back += [quote(str(meta.get_field(name).column)) for name in returning]  # type: ignore[union-attr]
+    table = quote(meta.db_table)
+    statement = f"INSERT INTO {table} ({', '.join(columns)}) {rows} RETURNING {', '.join(back)}"
     return statement, params
 
 

@@ -99,9 +99,13 @@ def match_to_submit_to(user: User, match_key: str) -> tuple[m.Match, bool]:
     return _found(row if sees(profile(user), row) else None, match_key), fresh
 
 
-def forget_rows() -> None:
+def forget_rows(match_key: str | None = None) -> None:
+    """What match_to_submit_to keeps: of one match, or of all."""
     with _SUBMITTED_LOCK:
-        _SUBMITTED_TO.clear()
+        if match_key is None:
+            _SUBMITTED_TO.clear()
+        else:
+            _SUBMITTED_TO.pop(match_key, None)
 
 
 def _one(rows: QuerySet[m.Match], match_key: str) -> m.Match | None:

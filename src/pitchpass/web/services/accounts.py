@@ -126,15 +126,30 @@ def kept_user_for_token(token: str) -> tuple[User | None, str] | None:
     http/throttles.py); else user_for_token. None: nothing kept for this token."""
     key = digest(token)
     found = kept_tokens.find_unconfirmed(key)
-    return None if found is None else (_usable(key, found), found.mark)
+    return None if found is None else (_usable(key, found, noted=False), found.mark)
 
 
-def _usable(key: str, found: kept_tokens.Kept) -> User | None:
+def token_used(token: str) -> None:
+    """A kept token's use, once its mark is found current: its last use to the minute."""
+    key = digest(token)
+    found = kept_tokens.find_unconfirmed(key)
+    if found is not None:
+        _usable(key, found)
+
+
+def forget_token(token: str) -> None:
+    """What this process keeps of a token found no longer usable."""
+    kept_tokens.drop(digest(token))
+
+
+def _usable(key: str, found: kept_tokens.Kept, noted: bool = True) -> User | None:
+    """The kept user if the token may be used now; its last use written if `noted` and
+    more than a minute old."""
     now = timezone.now()
     user = found.user
     if not user.is_active or (found.expires is not None and found.expires <= now):
         return None
-    if found.last_used is None or found.last_used < now - timedelta(minutes=1):
+    if noted and (found.last_used is None or found.last_used < now - timedelta(minutes=1)):
         m.ApiToken.objects.filter(pk=found.token).update(last_used=now)
         kept_tokens.used(key, now)
     return user

@@ -110,17 +110,30 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
     check_text(body)
     match, fresh = access.match_to_submit_to(user, match_key)
     try:
-        return _submit(user, match, body, now)
-    except (ServiceError, m.Match.DoesNotExist):
-        if fresh:
-            raise
-    # Refused by the row as kept (nothing is written when a submission is refused): told
-    # only what the row as it is now says (a zone renamed since, say).
-    access.forget_rows()
-    try:
+        try:
+            return _submit(user, match, body, now)
+        except ServiceError as refused:
+            if fresh or refused.code not in _BY_THE_MATCH:
+                raise
+        except m.Match.DoesNotExist:
+            if fresh:
+                raise
+        # Refused by the row as kept (nothing is written when a submission is refused):
+        # told only what the row as it is now says (a zone renamed since, say).
+        access.forget_rows(match_key)
         return _submit(user, access.check_match_row(user, match_key, True), body, now)
     except m.Match.DoesNotExist:  # removed since it was read
         raise ServiceError(ErrorCode.NOT_FOUND, f'no match "{match_key}"', "match") from None
+
+
+# The refusals that depend on the match as read (its frame, kick-off, deadline, being
+# there at all), not on the call alone.
+_BY_THE_MATCH = (
+    ErrorCode.INVALID,
+    ErrorCode.DEADLINE_PASSED,
+    ErrorCode.CONFLICT,
+    ErrorCode.NOT_FOUND,
+)
 
 
 def _submit(user: User, match: m.Match, body: dict[str, Any], now: datetime) -> str:

@@ -19,6 +19,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
+from pitchpass.web import shared_cache
 from pitchpass.web.persistence import marks
 
 MOST_SECONDS = 60.0
@@ -55,7 +56,10 @@ def find(digest: str, mark: str | None) -> Kept | None:
 
 def find_unconfirmed(digest: str) -> Kept | None:
     """What is kept for this digest, if it is recent, under whatever mark it was kept:
-    usable only once that mark is found to be the current one (mark_key)."""
+    usable only once that mark is found to be the current one (mark_key). None while the
+    cache is not Redis (nothing would find the mark)."""
+    if shared_cache.redis_client() is None:
+        return None
     with _LOCK:
         found = _KEPT.get(digest)
         if found is None:
@@ -96,6 +100,11 @@ def used(digest: str, when: datetime) -> None:
         found = _KEPT.get(digest)
         if found is not None:
             found.last_used = when
+
+
+def drop(digest: str) -> None:
+    with _LOCK:
+        _KEPT.pop(digest, None)
 
 
 def forget() -> None:
