@@ -254,3 +254,24 @@ def test_the_database_away_while_a_kept_token_is_read_again_is_a_503(
     )
     assert got.status_code == 503 and got.json()["code"] == "unavailable"
     assert got["Retry-After"] == "5"
+
+
+def test_a_revocation_from_a_process_without_redis_reaches_the_servers(
+    counted_in, settings
+) -> None:
+    """From an independent review: `pitchpass token revoke` run from a shell without
+    PITCHPASS_CACHE_URL still replaces the mark where the servers keep it (recorded by
+    `pitchpass serve` in the database), so a server that kept the token refuses it at once."""
+    if counted_in != "redis":
+        pytest.skip("only Redis keeps a mark")
+    from pitchpass.web.persistence import marks
+
+    marks.record_place()  # as `pitchpass serve` does at its start
+    redis_cache = settings.CACHES
+    do_add_user("ed", "steward", None, "pw-for-tests-only-7")
+    token = do_create_token("ed")
+    assert _get(token) == 200  # kept by "the server"
+    settings.CACHES = {"default": cache_settings(None)}  # "the shell": no Redis
+    do_revoke_token(tokens_of("ed")[0].pk)
+    settings.CACHES = redis_cache  # "the server" again
+    assert _get(token) == 401

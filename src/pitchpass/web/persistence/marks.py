@@ -7,7 +7,9 @@ changed anywhere is read afresh by every process at its next call.
 The mark is replaced as the change is made and again once its transaction has
 committed: a call between the two may read the accounts as they were before the commit
 and keep them under the first new mark; the second one drops that. With no shared cache
-(this process's memory, the database's table) there is no mark and nothing is kept.
+(this process's memory, the database's table) nothing is kept; a change made in such a
+process (the command line without PITCHPASS_CACHE_URL) replaces the mark where the
+servers keep it, as the last of them to start wrote it in the database (MarkPlace).
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ import logging
 import secrets
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 
 from pitchpass.web import shared_cache
+from pitchpass.web.persistence import models as m
 from pitchpass.web.shared_cache import redis_client
 
 log = logging.getLogger(__name__)
@@ -63,14 +67,38 @@ def replace() -> None:
 
 
 def _new_mark() -> None:
-    client = redis_client()
-    if client is None:
-        return
+    """A new mark where this process's cache is Redis; else where the servers keep theirs
+    (MarkPlace, written by `pitchpass serve`), if anywhere."""
+    client, name = redis_client(), ""
     try:
-        client.set(key(), secrets.token_hex(8))
+        if client is not None:
+            name = key()
+        else:
+            place = m.MarkPlace.objects.order_by("-pk").first()
+            if place is None:
+                return  # no server has kept anything
+            client, name = _client_at(place.url), place.key
+        client.set(name, secrets.token_hex(8))
     except Exception as error:
         # What was kept is then dropped by its age (kept_tokens.MOST_SECONDS) at the latest.
         log.error("the accounts' mark cannot be replaced (%s)", error)
+
+
+def _client_at(url: str) -> Any:
+    import redis
+
+    return redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+
+
+def record_place() -> None:
+    """At a server's start: where its processes keep the mark, for processes that change
+    accounts without that setting (none, if its cache is not Redis)."""
+    if redis_client() is None:
+        return
+    url = str(settings.CACHES["default"]["LOCATION"])
+    with transaction.atomic():
+        m.MarkPlace.objects.all().delete()
+        m.MarkPlace.objects.create(url=url, key=key())
 
 
 def _changed(sender: Any, **kwargs: Any) -> None:
