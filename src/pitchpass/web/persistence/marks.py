@@ -56,7 +56,9 @@ def current() -> str | None:
 
 def as_text(found: Any) -> str | None:
     """A mark as Redis gives it (bytes), as kept."""
-    return found.decode() if isinstance(found, bytes) else None if found is None else str(found)
+    if found is None:
+        return None
+    return found.decode() if isinstance(found, bytes) else str(found)
 
 
 def replace() -> None:

@@ -62,3 +62,4 @@ def write(match: m.Match, frame: int, row: m.Request, entry: m.AuditEntry) -> No
     rows.inserted(row, request_pk)
     row.changed_in = match.version
     rows.inserted(entry, written[0])
+    entry.when, entry.digest = written[1], written[2]  # as the database timed and sealed it

@@ -81,22 +81,20 @@ def match_to_submit_to(user: User, match_key: str) -> tuple[m.Match, bool]:
     the submission may move its version on), so that a rush of submissions reads it once,
     not each. What the match lock confirms may be taken from it (its frame); a refusal is
     told only as the row read again says it (entries.do_submit_request)."""
-    now = time.monotonic()
+    who, now = profile(user), time.monotonic()
     with _SUBMITTED_LOCK:
         found = _SUBMITTED_TO.get(match_key)
-    fresh = found is None or now - found[0] > KEPT_ROW_SECONDS
-    if found is not None and not sees(profile(user), found[1]):
-        fresh = True  # a 404 is told only as the row read again says it
-    if found is None or fresh:
-        row = lookups.match_by_key(match_key, True)
-        if row is None:
-            return _found(None, match_key), True
+    # Read again when old, or when not to be seen (a 404 told as the row now says it).
+    if found is not None and now - found[0] <= KEPT_ROW_SECONDS and sees(who, found[1]):
+        return copy.copy(found[1]), False
+    row = lookups.match_by_key(match_key, True)
+    if row is not None:
         with _SUBMITTED_LOCK:
-            _SUBMITTED_TO[match_key] = found = (now, row)
+            _SUBMITTED_TO[match_key] = (now, row)
             if len(_SUBMITTED_TO) > 256:
                 _SUBMITTED_TO.pop(next(iter(_SUBMITTED_TO)))
-    row = copy.copy(found[1])
-    return _found(row if sees(profile(user), row) else None, match_key), fresh
+        row = copy.copy(row)
+    return _found(row if row is not None and sees(who, row) else None, match_key), True
 
 
 def forget_rows(match_key: str | None = None) -> None:

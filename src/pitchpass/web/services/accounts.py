@@ -132,9 +132,9 @@ def kept_user_for_token(token: str) -> tuple[User | None, str] | None:
 def token_used(token: str) -> None:
     """A kept token's use, once its mark is found current: its last use to the minute."""
     key = digest(token)
-    found = kept_tokens.find_unconfirmed(key)
+    found = kept_tokens.last_use(key)
     if found is not None:
-        _usable(key, found)
+        _note_use(key, *found, timezone.now())
 
 
 def forget_token(token: str) -> None:
@@ -149,10 +149,16 @@ def _usable(key: str, found: kept_tokens.Kept, noted: bool = True) -> User | Non
     user = found.user
     if not user.is_active or (found.expires is not None and found.expires <= now):
         return None
-    if noted and (found.last_used is None or found.last_used < now - timedelta(minutes=1)):
-        m.ApiToken.objects.filter(pk=found.token).update(last_used=now)
-        kept_tokens.used(key, now)
+    if noted:
+        _note_use(key, found.token, found.last_used, now)
     return user
+
+
+def _note_use(key: str, token_pk: int, last_used: Any, now: Any) -> None:
+    """The token's last use written if more than a minute old (not a write every call)."""
+    if last_used is None or last_used < now - timedelta(minutes=1):
+        m.ApiToken.objects.filter(pk=token_pk).update(last_used=now)
+        kept_tokens.used(key, now)
 
 
 def do_deactivate(username: str) -> None:

@@ -94,6 +94,13 @@ def keep(digest: str, mark: str | None, kept: Kept) -> None:
             _KEPT.popitem(last=False)
 
 
+def last_use(digest: str) -> tuple[int, datetime | None] | None:
+    """The kept token's row and its last use as kept (no copy of its user), if kept."""
+    with _LOCK:
+        found = _KEPT.get(digest)
+        return None if found is None else (found.token, found.last_used)
+
+
 def used(digest: str, when: datetime) -> None:
     """The token's last use as now written to its row."""
     with _LOCK:
