@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -120,6 +122,26 @@ def test_make_demo_serves_the_seed_match(tmp_path: Path) -> None:
         request = urllib.request.Request(login, data.encode(), headers={"Referer": login})
         page = opener.open(request).read().decode()
         assert "Manchester United v Manchester City" in page and "officer" in page
+        # A worker runs beside the server: it writes that it is alive into the database.
+        beat = None
+        for _ in range(100):
+            with sqlite3.connect(tmp_path / "pitchpass.sqlite3") as db:
+                beat = db.execute("SELECT pid FROM pitchpass_workerbeat").fetchone()
+            if beat:
+                break
+            time.sleep(0.1)
+        assert beat, "no worker started:\n" + "".join(printed)
+        worker = beat[0]
+        demo_process = int(Path(f"/proc/{worker}/stat").read_text().split(") ")[1].split()[1])
+        # SIGTERM to the demo (as a service manager stops it) stops its worker too.
+        os.kill(demo_process, signal.SIGTERM)
+        demo.wait(timeout=40)
+        assert not Path(f"/proc/{worker}").exists() or "Z" in _state(worker)
     finally:
-        os.killpg(demo.pid, 15)
-        demo.wait(timeout=10)
+        if demo.poll() is None:
+            os.killpg(demo.pid, 15)
+            demo.wait(timeout=10)
+
+
+def _state(pid: int) -> str:
+    return Path(f"/proc/{pid}/stat").read_text().split(") ")[1].split()[0]

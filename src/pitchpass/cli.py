@@ -6,10 +6,12 @@ solver could not prove its answer (nothing decided rather than a guess).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Annotated, Any, NoReturn, TypeVar
@@ -173,7 +175,40 @@ def demo(
     out.print("Sign in as (passwords are new each time the demo starts):")
     for username, password, does in site.users:
         out.print(f"  {username:<13} {password:<14} {does}", highlight=False)
-    _serve(port)
+    with _worker_beside():
+        _serve(port)
+
+
+@contextlib.contextmanager
+def _worker_beside() -> Iterator[None]:
+    """A `pitchpass worker` process beside the demo's server (the e-mails, webhooks and
+    releases it queues are run there), stopped with it."""
+    import subprocess
+
+    from django.conf import settings
+
+    if settings.EMAIL_BACKEND == "django.core.mail.backends.filebased.EmailBackend":
+        out.print(f"e-mails are written as files into {settings.EMAIL_FILE_PATH}")
+    log = Path(settings.HOME) / "worker.log"
+    out.print(f"a worker (pitchpass worker) runs the background tasks; its log: {log}")
+    with log.open("a") as written:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pitchpass", "worker"], stdout=written, stderr=written
+        )
+    previous = signal.signal(signal.SIGTERM, _stop_on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def _stop_on_term(signum: int, frame: object) -> None:
+    raise SystemExit(0)  # SIGTERM stops the demo as Ctrl+C does: its worker with it
 
 
 @app.command()
@@ -276,6 +311,33 @@ def serve(
         _serve_workers(port, workers)
     else:
         _serve(port)
+
+
+@app.command()
+def worker(
+    interval: Annotated[
+        float,
+        typer.Option("--interval", min=0.05, max=60, help="Seconds between looks when idle."),
+    ] = 1.0,
+    batch: Annotated[
+        bool, typer.Option("--batch", help="Run the tasks due now, then stop.")
+    ] = False,
+) -> None:
+    """Run the background tasks (notifications, passes, releases) until stopped: as many
+    workers as wanted, on any machine that reaches the database. Ctrl+C or SIGTERM lets the
+    task running finish first."""
+    _database()
+    import logging
+
+    from pitchpass.web.task_worker import run
+
+    logging.getLogger("pitchpass.tasks").setLevel(logging.INFO)
+    logging.getLogger("django_tasks").setLevel(logging.INFO)
+    logging.getLogger("django_tasks_db").setLevel(logging.INFO)
+    if not batch:
+        out.print("pitchpass worker running the queued tasks (Ctrl+C stops)")
+        sys.stdout.flush()
+    run(interval, batch)
 
 
 def _check_port(port: int) -> None:

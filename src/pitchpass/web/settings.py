@@ -129,10 +129,35 @@ if PRODUCTION:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
     CSRF_TRUSTED_ORIGINS = [f"https://{host}" for host in ALLOWED_HOSTS]
-# E-mail (none is sent yet; Django's admin mails errors when ADMINS is set).
-EMAIL_BACKEND = os.environ.get(
-    "PITCHPASS_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend"
+# E-mail (notifications, sent by `pitchpass worker`): by default each message is written
+# as a file into PITCHPASS_HOME/mail (read them there); PITCHPASS_EMAIL_BACKEND=smtp sends
+# through EMAIL_HOST (PITCHPASS_EMAIL_HOST, _PORT, _USER, _PASSWORD, _TLS=1), `console`
+# prints them, and any other value is a backend's dotted path (django-anymail's, once
+# installed, with its own settings).
+_MAIL_BACKENDS = {
+    "file": "django.core.mail.backends.filebased.EmailBackend",
+    "console": "django.core.mail.backends.console.EmailBackend",
+    "smtp": "django.core.mail.backends.smtp.EmailBackend",
+}
+EMAIL_BACKEND = _MAIL_BACKENDS.get(
+    os.environ.get("PITCHPASS_EMAIL_BACKEND", "file"),
+    os.environ.get("PITCHPASS_EMAIL_BACKEND", ""),
 )
+EMAIL_FILE_PATH = os.environ.get("PITCHPASS_EMAIL_FILE_PATH", str(HOME / "mail"))
+EMAIL_HOST = os.environ.get("PITCHPASS_EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("PITCHPASS_EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("PITCHPASS_EMAIL_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("PITCHPASS_EMAIL_PASSWORD", "")
+EMAIL_USE_TLS = os.environ.get("PITCHPASS_EMAIL_TLS") == "1"
+EMAIL_TIMEOUT = 20
+DEFAULT_FROM_EMAIL = os.environ.get("PITCHPASS_EMAIL_FROM", "pitchpass <desk@pitchpass.invalid>")
+# The task queue (services/queue.py): Django's tasks API, its rows in this database, run
+# by `pitchpass worker`. A failed task waits PITCHPASS_TASK_RETRY_DELAY seconds before its
+# second attempt, four times longer before each next; a worker beats every
+# PITCHPASS_WORKER_BEAT seconds, and one silent for three beats has its tasks taken back.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+PITCHPASS_TASK_RETRY_DELAY = float(os.environ.get("PITCHPASS_TASK_RETRY_DELAY", "10"))
+PITCHPASS_WORKER_BEAT = float(os.environ.get("PITCHPASS_WORKER_BEAT", "5"))
 DATABASES = {"default": database(os.environ.get("DATABASE_URL"), HOME)}
 CACHES = {"default": cache(os.environ.get("PITCHPASS_CACHE_URL"))}
 INSTALLED_APPS = [
@@ -143,6 +168,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "django_tasks",
+    "django_tasks_db",  # the task queue's rows (TASKS below)
     "ninja",  # /api/docs from its own static files, not a CDN (no internet needed)
     "pitchpass.web.persistence.apps.PitchpassConfig",
     "pitchpass.web.http.apps.HttpConfig",

@@ -473,3 +473,11 @@ class DecisionRunAdmin(ReadOnly):
 class AuditEntryAdmin(ReadOnly):
     list_display = ("when", "username", "action", "match", "target")
     list_filter = ("action", "match")
+
+
+@admin.register(m.WorkerBeat)
+class WorkerBeatAdmin(ReadOnly):
+    """The task workers that beat lately (`pitchpass worker`); the tasks themselves, with
+    every failed attempt and its traceback, are under Task results."""
+
+    list_display = ("worker", "host", "pid", "started", "seen")

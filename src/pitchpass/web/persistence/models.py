@@ -398,3 +398,18 @@ class RetriedAnswer(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "key"], name="one_answer_per_key")]
+
+
+class WorkerBeat(models.Model):
+    """A running `pitchpass worker` (services/queue.py): it writes `seen` every few
+    seconds. A task left running by a worker whose beat stopped (killed, its machine gone)
+    is put back in the queue by the next worker that looks."""
+
+    worker = models.CharField(max_length=64, unique=True)  # its id in the task rows
+    host = models.CharField(max_length=200, blank=True, default="")
+    pid = models.PositiveIntegerField(default=0)
+    started = models.DateTimeField()
+    seen = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.worker} ({self.host}, pid {self.pid})"
