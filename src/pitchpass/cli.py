@@ -464,6 +464,9 @@ def user_add(
     password: Annotated[
         str | None, typer.Option("--password", help="Default: a new random one, printed.")
     ] = None,
+    email: Annotated[
+        str, typer.Option("--email", help="Where its notices are e-mailed (none: not e-mailed).")
+    ] = "",
 ) -> None:
     """Add a user with a role (an officer's org is a club, a media user's its employer)."""
     import secrets
@@ -472,7 +475,7 @@ def user_add(
     from pitchpass.web.services.accounts import do_add_user
 
     chosen = secrets.token_urlsafe(12) if password is None else password  # '' is refused
-    _web_call(lambda: do_add_user(username, role, org, chosen))
+    _web_call(lambda: do_add_user(username, role, org, chosen, email))
     out.print(f"added {username} ({role}{', ' + org if org else ''})")
     if password is None:
         out.print(f"password: {chosen}")

@@ -52,7 +52,7 @@ def prepare(path: Path, now: datetime) -> DemoSite:
         password = secrets.token_urlsafe(12)
         user = User.objects.filter(username=username).first()
         if user is None:
-            do_add_user(username, role, org, password)
+            do_add_user(username, role, org, password, f"{username}@demo.pitchpass.invalid")
         else:
             user.set_password(password)
             user.save(update_fields=["password"])

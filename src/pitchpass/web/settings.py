@@ -158,6 +158,11 @@ DEFAULT_FROM_EMAIL = os.environ.get("PITCHPASS_EMAIL_FROM", "pitchpass <desk@pit
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 PITCHPASS_TASK_RETRY_DELAY = float(os.environ.get("PITCHPASS_TASK_RETRY_DELAY", "10"))
 PITCHPASS_WORKER_BEAT = float(os.environ.get("PITCHPASS_WORKER_BEAT", "5"))
+# Notices (services/sending.py): links in e-mails start with PITCHPASS_BASE_URL; webhooks
+# go to public addresses only unless PITCHPASS_WEBHOOK_PRIVATE=1 (a private network, tests).
+PITCHPASS_BASE_URL = os.environ.get("PITCHPASS_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
+PITCHPASS_WEBHOOK_PRIVATE = os.environ.get("PITCHPASS_WEBHOOK_PRIVATE") == "1"
+PITCHPASS_WEBHOOK_TIMEOUT = float(os.environ.get("PITCHPASS_WEBHOOK_TIMEOUT", "10"))
 DATABASES = {"default": database(os.environ.get("DATABASE_URL"), HOME)}
 CACHES = {"default": cache(os.environ.get("PITCHPASS_CACHE_URL"))}
 INSTALLED_APPS = [

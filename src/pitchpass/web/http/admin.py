@@ -24,10 +24,11 @@ from django.db.models import F, Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils import timezone
 
+from pitchpass.core import notices as notice_kinds
 from pitchpass.core.fields import parse_duration
 from pitchpass.core.model import Policy
 from pitchpass.web.persistence import models as m
-from pitchpass.web.services import accounts, admin_checks
+from pitchpass.web.services import accounts, admin_checks, sending
 from pitchpass.web.services.accounts import ORG_KIND
 from pitchpass.web.services.entries import closes_at
 
@@ -61,7 +62,7 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
         # every other change takes it): a decide, publish, submission or load never waits
         # in the other order. A zone moved from another venue: that venue's matches too.
         admin_checks.lock(before | admin_checks.touched(obj) | _matches_of(obj))
-        if isinstance(obj, m.Organisation) and set(form.changed_data) <= {"name"}:
+        if isinstance(obj, m.Organisation) and set(form.changed_data) <= DECIDES_NOTHING:
             _checked[request] = set()  # a name (the form wants one) changes no match's validity
             return obj
         _checked[request] = (admin_checks.touched(was) if was else set()) | admin_checks.touched(
@@ -80,7 +81,7 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
             return
         before = {f: _plain(form.initial.get(f)) for f in changed}
         after = {f: _plain(form.cleaned_data.get(f)) for f in changed}
-        named = isinstance(form.instance, m.Organisation) and set(changed) <= {"name"}
+        named = isinstance(form.instance, m.Organisation) and set(changed) <= DECIDES_NOTHING
         _touch(request, form.instance, before, after, bump=not named)  # a name decides nothing
 
     def changeform_view(
@@ -224,6 +225,10 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | dict | int | float | bool | str) or value is None:
         return value
     return str(value)
+
+
+# An organisation's fields that no decision reads: edited, they move no match's version.
+DECIDES_NOTHING = {"name", "notices"}
 
 
 class ReadOnly(admin.ModelAdmin):  # type: ignore[type-arg]
@@ -481,3 +486,80 @@ class WorkerBeatAdmin(ReadOnly):
     every failed attempt and its traceback, are under Task results."""
 
     list_display = ("worker", "host", "pid", "started", "seen")
+
+
+@admin.register(m.Notice)
+class NoticeAdmin(ReadOnly):
+    """What each change told whom (services/notices.py); sent by the worker."""
+
+    list_display = ("when", "kind", "organisation", "match", "request", "text")
+    list_filter = ("kind", "organisation")
+    search_fields = ("request", "text", "batch")
+
+
+@admin.register(m.NoticeMail)
+class NoticeMailAdmin(ReadOnly):
+    list_display = ("sent", "user", "address", "notices", "batch")
+
+
+class WebhookForm(forms.ModelForm):  # type: ignore[type-arg]
+    class Meta:
+        model = m.WebhookEndpoint
+        fields = ("organisation", "url", "kinds", "active")
+        help_texts: ClassVar[dict[str, str]] = {
+            "kinds": f'A list of kinds of notice, like ["granted", "refused"]; empty: all '
+            f"({', '.join(notice_kinds.KINDS)}).",
+        }
+
+    def clean_url(self) -> str:
+        url = str(self.cleaned_data["url"])
+        problem = sending.check_url(url)
+        if problem:
+            raise forms.ValidationError(problem)
+        return url
+
+    def clean_kinds(self) -> Any:
+        kinds = self.cleaned_data.get("kinds")
+        if kinds in (None, "", []):
+            return None
+        unknown = set(_texts(kinds, "kinds")) - set(notice_kinds.KINDS)
+        if unknown:
+            raise forms.ValidationError(f"unknown kinds: {', '.join(sorted(unknown))}")
+        return kinds
+
+
+class DeliveryInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = m.WebhookDelivery
+    fields = ("when", "notice", "attempt", "ok", "status", "error", "seconds")
+    readonly_fields = fields
+    extra = 0
+    max_num = 0
+    can_delete = False
+    ordering = ("-when", "-id")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[m.WebhookDelivery]:
+        return super().get_queryset(request)[:50]
+
+
+@admin.register(m.WebhookEndpoint)
+class WebhookEndpointAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """An organisation's webhook: its secret is made here (give it to the receiver, which
+    checks each message's signature with it); its last 50 deliveries below."""
+
+    form = WebhookForm
+    list_display = ("organisation", "url", "active", "created")
+    readonly_fields = ("secret", "created")
+    inlines = (DeliveryInline,)
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        if not obj.secret:
+            obj.secret = sending.new_secret()
+        super().save_model(request, obj, form, change)
+
+
+@admin.register(m.WebhookDelivery)
+class WebhookDeliveryAdmin(ReadOnly):
+    """Every attempt to deliver a notice to a webhook, newest first."""
+
+    list_display = ("when", "endpoint", "notice", "attempt", "ok", "status", "error")
+    list_filter = ("ok", "endpoint")

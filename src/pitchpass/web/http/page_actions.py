@@ -22,7 +22,7 @@ from pitchpass.core.codes import Status
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.http.forms import IncidentForm, OverrideForm, ReasonForm, RequestForm
 from pitchpass.web.http.pages import context, page_404, render_board, room_hint, user_of
-from pitchpass.web.services import decisions, entries, sent_forms, views
+from pitchpass.web.services import decisions, entries, notices, sent_forms, views
 
 
 def _on_board(request: HttpRequest, match_key: str, act: Callable[[], str]) -> HttpResponse:
@@ -309,3 +309,22 @@ def _hint(user: User, match_key: str, form: RequestForm, changing: str | None) -
     if changing:
         typed["changing"] = changing
     return room_hint(user, match_key, typed)
+
+
+@login_required
+def choose_notices(request: HttpRequest) -> HttpResponse:
+    """The kinds of notice the user hears of: those ticked, or (`follow`) as their
+    organisation chose."""
+    if request.method != "POST":
+        return redirect("pitchpass:notices")
+    follow = request.POST.get("follow") == "organisation"
+    kinds = [k[:40] for k in request.POST.getlist("kind")[:40]]
+    try:
+        notices.choose(user_of(request), None if follow else kinds)
+    except ServiceError as error:
+        messages.error(request, error.message)
+        return redirect("pitchpass:notices")
+    messages.success(request, "Saved: " + ("as your organisation chose" if follow else (
+        f"you hear of {', '.join(kinds)}" if kinds else "you hear of nothing"
+    )))  # fmt: skip
+    return redirect("pitchpass:notices")

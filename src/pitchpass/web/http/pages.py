@@ -17,8 +17,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 
+from pitchpass.core.notices import WORDS
 from pitchpass.web.errors import ErrorCode, ServiceError
-from pitchpass.web.services import board, views
+from pitchpass.web.services import board, notices, views
 
 
 def user_of(request: HttpRequest) -> User:
@@ -32,8 +33,45 @@ def context(request: HttpRequest, **values: Any) -> dict[str, Any]:
 
 
 def role_name(request: HttpRequest) -> dict[str, Any]:
-    """The header's role on every page, error pages too (read only if a page shows it)."""
-    return {"role_name": SimpleLazyObject(lambda: views.role_name(getattr(request, "user", None)))}
+    """The header's role on every page, error pages too, and how many notices are new
+    (each read only if a page shows it)."""
+    user = getattr(request, "user", None)
+    return {
+        "role_name": SimpleLazyObject(lambda: views.role_name(user)),
+        "notices_new": SimpleLazyObject(lambda: _unseen(user)),
+    }
+
+
+def _unseen(user: Any) -> int:
+    if user is None or not user.is_authenticated:
+        return 0
+    try:
+        return notices.unseen(user)
+    except ServiceError:  # no profile: no notices
+        return 0
+
+
+@login_required
+def notice_list(request: HttpRequest) -> HttpResponse:
+    """What changed for the user's organisation, newest first, those since their last
+    visit marked new (the visit is then the last); and what they hear about."""
+    user = user_of(request)
+    try:
+        lines = notices.notices_for(user)
+        mine, theirs = notices.choices_of(user)
+    except ServiceError as refused:
+        raise page_404(refused) from None
+    notices.mark_seen(user, timezone.now())
+    heard = mine if mine is not None else theirs
+    kinds = [(kind, words, heard is None or kind in heard) for kind, words in WORDS.items()]
+    values = context(
+        request,
+        lines=lines,
+        kinds=kinds,
+        own_choice=mine is not None,
+        new=sum(x.new for x in lines),
+    )
+    return render(request, "pitchpass/notices.html", values)
 
 
 def page_404(error: ServiceError) -> ServiceError:

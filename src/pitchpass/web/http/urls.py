@@ -11,6 +11,8 @@ one = f"{match}requests/<str:request_id>/"
 page_patterns = (
     [
         path("", pages.matches, name="matches"),
+        path("notices/", pages.notice_list, name="notices"),
+        path("notices/choose/", page_actions.choose_notices, name="choose-notices"),
         path(match, pages.match_board, name="board"),
         path(f"{match}room/", pages.room, name="room"),
         path(f"{match}what-if/", pages.what_if, name="what-if"),

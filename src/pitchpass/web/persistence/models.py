@@ -31,6 +31,8 @@ class Organisation(models.Model):
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=20, choices=KINDS)
     position = models.PositiveIntegerField(default=0)
+    # The kinds of notice (core/notices.py) its users hear of, unless they chose; null: all.
+    notices = models.JSONField(null=True, blank=True, default=None)
 
     class Meta:
         ordering = ["position", "key"]
@@ -190,6 +192,9 @@ class Request(models.Model):
     # The occupant's officer refused (or took back) consent since the request was last
     # sent as it is: "refused" is not "not given yet".
     consent_refused = models.BooleanField(default=False)
+    # What its organisation was last told of it when published ({"status", "reasons"}), so
+    # that a refusal published again alike is not told twice (core/notices.py).
+    told = models.JSONField(null=True, blank=True, default=None)
 
     class Meta:
         ordering = ["match", "position"]
@@ -234,6 +239,10 @@ class Profile(models.Model):
     organisation = models.ForeignKey(
         Organisation, on_delete=models.PROTECT, null=True, blank=True, related_name="members"
     )
+    # The kinds of notice this user hears of; null: as its organisation chose.
+    notices = models.JSONField(null=True, blank=True, default=None)
+    # When the user last opened their notices: newer ones are "new".
+    notices_seen = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"{self.user.username} ({self.role})"
@@ -413,3 +422,74 @@ class WorkerBeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.worker} ({self.host}, pid {self.pid})"
+
+
+class Notice(models.Model):
+    """One thing an organisation is told (core/notices.py), written in the transaction of
+    the change it tells of. The notices of one change share a batch: its users get one
+    e-mail per batch, its webhooks one message per notice. Only ever about the
+    organisation's own requests (or, for an incident, where it holds a place)."""
+
+    batch = models.CharField(max_length=32, db_index=True)
+    kind = models.CharField(max_length=20)
+    organisation = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="+")
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="notices")
+    request = models.CharField(max_length=100, blank=True, default="")  # its id, if any
+    when = models.DateTimeField()
+    text = models.TextField()  # in words, as the e-mail and the page say it
+    data = models.JSONField(default=dict)  # as webhooks send it
+
+    class Meta:
+        ordering = ["when", "id"]
+        indexes = [models.Index(fields=["organisation", "when"], name="notice_by_org")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.request} ({self.organisation_id})"
+
+
+class NoticeMail(models.Model):
+    """A batch's e-mail sent to a user: sent once (the task run again skips it)."""
+
+    batch = models.CharField(max_length=32)
+    user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="+")
+    address = models.CharField(max_length=254)
+    notices = models.PositiveIntegerField()
+    sent = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["batch", "user"], name="one_mail_a_batch")]
+
+
+class WebhookEndpoint(models.Model):
+    """Where an organisation wants its notices sent as signed HTTP POSTs (Standard
+    Webhooks). `kinds` null: every kind."""
+
+    organisation = models.ForeignKey(
+        Organisation, on_delete=models.CASCADE, related_name="webhooks"
+    )
+    url = models.URLField(max_length=500)
+    secret = models.CharField(max_length=100)  # "whsec_" + base64, as the spec writes it
+    kinds = models.JSONField(null=True, blank=True, default=None)
+    active = models.BooleanField(default=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.organisation_id}: {self.url}"
+
+
+class WebhookDelivery(models.Model):
+    """One attempt to deliver a notice to an endpoint, and how it went."""
+
+    endpoint = models.ForeignKey(
+        WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries"
+    )
+    notice = models.ForeignKey(Notice, on_delete=models.CASCADE, related_name="deliveries")
+    attempt = models.PositiveIntegerField()
+    when = models.DateTimeField()
+    ok = models.BooleanField(default=False)
+    status = models.PositiveIntegerField(null=True, blank=True)  # the HTTP status, if any
+    error = models.TextField(blank=True, default="")
+    seconds = models.FloatField(default=0)
+
+    class Meta:
+        ordering = ["-when", "-id"]

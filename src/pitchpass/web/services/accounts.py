@@ -11,6 +11,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 
@@ -23,9 +24,19 @@ ROLE_NAMES = [role for role, _ in m.ROLES]
 ORG_KIND = {"officer": ("club",), "media": ("broadcaster", "producer", "agency", "other")}
 
 
-def do_add_user(username: str, role: str, org_key: str | None, password: str) -> User:
+def do_add_user(
+    username: str, role: str, org_key: str | None, password: str, email: str = ""
+) -> User:
     """Create a user with a role; officers belong to a club, media users to the
-    organisation they submit for. Fails on a username already taken."""
+    organisation they submit for; notices are e-mailed to `email` (none: not e-mailed).
+    Fails on a username already taken."""
+    if email:
+        try:
+            validate_email(email)
+        except ValidationError:
+            raise ServiceError(
+                ErrorCode.INVALID, f'"{email[:80]}" is not an e-mail address', "email"
+            ) from None
     if role not in ROLE_NAMES:
         raise ServiceError(
             ErrorCode.INVALID, f"role must be one of {', '.join(ROLE_NAMES)}", "role"
@@ -52,7 +63,7 @@ def do_add_user(username: str, role: str, org_key: str | None, password: str) ->
     except ValidationError as weak:
         raise ServiceError(ErrorCode.INVALID, " ".join(weak.messages), "password") from None
     with transaction.atomic():
-        user = User.objects.create_user(username=username, password=password)
+        user = User.objects.create_user(username=username, password=password, email=email)
         user.is_staff = user.is_superuser = role == "admin"  # league admins use Django admin
         user.save()
         m.Profile.objects.create(user=user, role=role, organisation=organisation)

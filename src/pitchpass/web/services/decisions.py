@@ -46,7 +46,7 @@ from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence.audit import audit
 from pitchpass.web.persistence.changes import changed, check_text
-from pitchpass.web.services import access
+from pitchpass.web.services import access, notices
 from pitchpass.web.services.access import check_manages, managed
 from pitchpass.web.services.snapshot import lasting, once, requests_of, scenario_of
 
@@ -65,7 +65,8 @@ def _save_run(
     match: m.Match, user: User, output: dict[str, Any], overrides: list[dict[str, str]]
 ) -> m.DecisionRun:
     number = (match.runs.aggregate(n=Max("number"))["n"] or 0) + 1
-    rows = {r.key: r for r in match.requests.all()}
+    rows = {r.key: r for r in match.requests.select_related("zone")}
+    before = match.runs.order_by("-number").first()
     run = m.DecisionRun.objects.create(
         match=match,
         number=number,
@@ -85,6 +86,7 @@ def _save_run(
         )
         for d in output["decisions"]
     )
+    notices.after_run(match, before, output, rows)
     return run
 
 
@@ -223,6 +225,7 @@ def do_publish(user: User, match_key: str) -> list[str]:
         already = sorted(published_keys(match))
         m.Request.objects.filter(pk__in=[r.pk for r in rows]).update(locked=True)
         changed(match)
+        notices.after_publish(match, run, newly)
         # The run stays current: publishing locked its own grants and changed no decision.
         m.DecisionRun.objects.filter(pk=run.pk).update(version=match.version)
         audit(
@@ -255,6 +258,7 @@ def do_revoke(user: User, match_key: str, request_id: str, reason: str) -> None:
         changed(match)
         # Out of every decision from now on: the run's decision of it no longer counts.
         m.Request.objects.filter(pk=row.pk).update(changed_in=match.version)
+        notices.after_revoke(match, row, reason.strip())
         audit(
             user, "revoke", match, request_id, {"locked": True}, {"locked": False, "reason": reason}
         )

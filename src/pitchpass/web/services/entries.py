@@ -33,7 +33,7 @@ from pitchpass.web.persistence.changes import (
     lock_match,
     stored_invalid,
 )
-from pitchpass.web.services import access
+from pitchpass.web.services import access, decisions, notices
 from pitchpass.web.services.access import check_manages
 from pitchpass.web.services.snapshot import lasting, plan_of, scenario_of
 
@@ -194,6 +194,8 @@ def _in_one_trip(
     False: to be written step by step (nothing was)."""
     if not (submission.possible() and wanted and not entry.get("consent")):
         return False
+    if _club_asked(match, entry) is not None:  # a notice to write too: step by step
+        return False
     row = _new_row(match, entry, requester, now)
     after = store.request_json(match.key, row, [], entry["zone"])
     written = new_entry(user, "submit", match, entry["id"], None, after)
@@ -236,7 +238,24 @@ def _write_submission(
             row.consent.set(m.Organisation.objects.filter(key__in=consent))
         after = store.request_json(match.key, row, consent, entry["zone"])
         audit(user, "submit", match, entry["id"], None, after)
+        club = _club_asked(match, entry)
+        if club is not None:
+            notices.consent_asked(match, row, club)
     return str(entry["id"])
+
+
+def _club_asked(match: m.Match, entry: dict[str, Any]) -> m.Organisation | None:
+    """The club whose consent a new request needs and was not given (the core says
+    whether the request needs it: decisions.consent_needed)."""
+    zone = match.venue.zones.filter(key=entry["zone"]).first()
+    if zone is None:
+        return None
+    club = occupant_club(zone.occupant, match.home.key, match.away.key)
+    if club is None or club in entry.get("consent", ()):
+        return None
+    if decisions.consent_needed(match, entry["zone"], entry["by"]) is None:
+        return None
+    return match.home if club == match.home.key else match.away
 
 
 def _id_taken(error: IntegrityError) -> bool:
@@ -591,6 +610,8 @@ def do_log_incident(user: User, match_key: str, body: dict[str, Any]) -> str:
         _check_in_a_phase(scenario, entry)
         store.add_incident(match, entry)
         audit(user, "incident", match, incident_id, None, entry)
+        logged = next(i for i in scenario.incidents_of(match.key) if i.id == incident_id)
+        notices.incident_logged(match, logged)
         return incident_id
 
 

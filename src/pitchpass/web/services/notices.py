@@ -1,0 +1,257 @@
+"""Notices: what each change tells the organisations concerned (the core says which
+requests and of what kind, core/notices.py), written in the change's own transaction, so
+that a notice exists exactly when its change was saved. The notices of one change are a
+batch; the batch's e-mails (one per user) and its webhook messages (one per notice and
+endpoint) are tasks queued in that same transaction (services/sending.py), run by
+`pitchpass worker`. A notice names only its organisation's own requests.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from pitchpass.core import notices as core
+from pitchpass.core.codes import Status
+from pitchpass.core.model import Incident
+from pitchpass.web.errors import ErrorCode, ServiceError
+from pitchpass.web.persistence import models as m
+from pitchpass.web.services import access
+from pitchpass.web.services.snapshot import plan_of, scenario_of
+
+_HEADS = {
+    core.DECIDED: "proposed",
+    core.BUMPED: "bumped: proposed refused after being proposed granted",
+    core.GRANTED: "granted (published)",
+    core.REFUSED: "refused (published)",
+    core.REVOKED: "revoked",
+    core.PROMOTED: "offered a place from the waitlist",
+}
+
+
+@dataclass
+class Batch:
+    """The notices of one change, written and sent together (`close`)."""
+
+    match: m.Match
+    when: datetime = field(default_factory=timezone.now)
+    id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    rows: list[m.Notice] = field(default_factory=list)
+
+    def add(
+        self, kind: str, organisation_id: int, request: str, text: str, data: dict[str, Any]
+    ) -> None:
+        data = {"kind": kind, "match": self.match.key, "request": request or None, **data}
+        self.rows.append(
+            m.Notice(
+                batch=self.id,
+                kind=kind,
+                organisation_id=organisation_id,
+                match=self.match,
+                request=request,
+                when=self.when,
+                text=text,
+                data=data,
+            )
+        )
+
+    def close(self) -> None:
+        """Write the notices and queue their sending, in the caller's transaction."""
+        if not self.rows:
+            return
+        from pitchpass.web.services import sending  # its tasks import this module's models
+
+        assert transaction.get_connection().in_atomic_block, "a batch closes inside its change"
+        m.Notice.objects.bulk_create(self.rows)
+        sending.queue(self.id, [n.organisation_id for n in self.rows])
+
+
+def _outcome(decision: Mapping[str, Any]) -> core.Outcome:
+    return core.Outcome(
+        str(decision["status"]), tuple(str(r.get("text", "")) for r in decision["reasons"])
+    )
+
+
+def _about(row: m.Request) -> dict[str, Any]:
+    return {"zone": row.zone.key, "phases": list(row.phases), "crew": row.crew}
+
+
+def _line(row: m.Request, head: str, outcome: core.Outcome | None = None) -> str:
+    where = f"{row.key} ({row.zone.name}: {', '.join(row.phases)}; crew {row.crew})"
+    said = f"{where}: {head}"
+    if outcome is not None and head == "proposed":
+        said += f" {outcome.status}"
+    if outcome is not None and outcome.reasons:
+        said += ": " + "; ".join(outcome.reasons)
+    return said
+
+
+def after_run(
+    match: m.Match,
+    before: m.DecisionRun | None,
+    output: Mapping[str, Any],
+    rows: Mapping[str, m.Request],
+) -> None:
+    """Tell each organisation how the new proposal (a decide or an override) decides its
+    requests, where that differs from the proposal before."""
+    old: dict[str, core.Outcome] = {}
+    if before is not None:  # a request changed since that run was not decided by it
+        current = {k for k, r in rows.items() if r.changed_in <= before.version}
+        old = {d["request"]: _outcome(d) for d in before.output["decisions"]}
+        old = {k: o for k, o in old.items() if k in current}
+    new = {d["request"]: _outcome(d) for d in output["decisions"]}
+    batch = Batch(match)
+    for key, kind in core.after_proposal(old, new).items():
+        row, outcome = rows[key], new[key]
+        head = _HEADS[kind]
+        data = {**_about(row), "status": outcome.status, "reasons": list(outcome.reasons)}
+        batch.add(kind, row.by_id, key, _line(row, head, outcome), data)
+    batch.close()
+
+
+def after_publish(match: m.Match, run: m.DecisionRun, newly: Iterable[str]) -> None:
+    """Tell each organisation of its grants published now and of the refusals published
+    that it was not told of as they stand; remember what each was told."""
+    rows = {r.key: r for r in match.requests.select_related("zone") if not r.revoked}
+    current = {k for k, r in rows.items() if r.changed_in <= run.version}
+    decided = {
+        d["request"]: _outcome(d) for d in run.output["decisions"] if d["request"] in current
+    }
+    told = {k: _told(r.told) for k, r in rows.items()}
+    batch = Batch(match)
+    for key, kind in core.after_publish(decided, newly, told).items():
+        row, outcome = rows[key], decided[key]
+        data = {**_about(row), "status": outcome.status, "reasons": list(outcome.reasons)}
+        batch.add(kind, row.by_id, key, _line(row, _HEADS[kind], outcome), data)
+        row.told = {"status": outcome.status, "reasons": list(outcome.reasons)}
+    m.Request.objects.bulk_update([rows[n.request] for n in batch.rows], ["told"])
+    batch.close()
+
+
+def _told(stored: Any) -> core.Outcome | None:
+    if not stored:
+        return None
+    return core.Outcome(str(stored["status"]), tuple(stored.get("reasons", ())))
+
+
+def after_revoke(match: m.Match, row: m.Request, reason: str) -> None:
+    batch = Batch(match)
+    outcome = core.Outcome(Status.REFUSED, (reason,))
+    data = {**_about(row), "status": "revoked", "reasons": [reason]}
+    batch.add(core.REVOKED, row.by_id, row.key, _line(row, "revoked", outcome), data)
+    row.told = {"status": "revoked", "reasons": [reason]}
+    m.Request.objects.filter(pk=row.pk).update(told=row.told)
+    batch.close()
+
+
+def consent_asked(match: m.Match, row: m.Request, club: m.Organisation) -> None:
+    """Tell the club whose own room a new request is for that its consent is asked. The
+    club learns the request (it is theirs to consent to, as the board shows them)."""
+    batch = Batch(match)
+    text = (
+        f"{row.key} by {row.by.name} asks for {row.zone.name} ({', '.join(row.phases)}; crew "
+        f"{row.crew}): your consent is needed"
+    )
+    data = {**_about(row), "by": row.by.key}
+    batch.add(core.CONSENT_ASKED, club.pk, row.key, text, data)
+    batch.close()
+
+
+def incident_logged(match: m.Match, incident: Incident) -> None:
+    """Tell the organisations holding a published place where and when it happened."""
+    published = [r for r in scenario_of(match).requests_of(match.key) if r.locked]
+    holders = core.holders(incident, plan_of(match), published)
+    if not holders:
+        return
+    ids = dict(m.Organisation.objects.filter(key__in=holders).values_list("key", "pk"))
+    zone = match.venue.zones.get(key=incident.zone)
+    batch = Batch(match)
+    what = f": {incident.what}" if incident.what else ""
+    text = f"incident {incident.id} in {zone.name} at minute {incident.minute:g}{what}"
+    data = {"incident": incident.id, "zone": incident.zone, "minute": incident.minute}
+    for org in holders:
+        batch.add(core.INCIDENT, ids[org], "", text, {**data, "what": incident.what})
+    batch.close()
+
+
+# Reading them: the user's own organisation's notices (admins: all).
+
+
+@dataclass(frozen=True)
+class NoticeLine:
+    id: int
+    kind: str
+    match: str
+    match_name: str
+    request: str
+    text: str
+    when: datetime
+    new: bool
+
+
+def notices_for(user: User, limit: int = 200) -> list[NoticeLine]:
+    """The newest notices the user may read, those since their last visit marked new."""
+    who = access.profile(user)
+    rows = m.Notice.objects.select_related("match__home", "match__away").order_by("-when", "-id")
+    if who.role != "admin":
+        if who.organisation_id is None:
+            return []
+        rows = rows.filter(organisation_id=who.organisation_id)
+    seen = who.notices_seen
+    return [
+        NoticeLine(
+            n.pk,
+            n.kind,
+            n.match.key,
+            f"{n.match.home.name} v {n.match.away.name}",
+            n.request,
+            n.text,
+            n.when,
+            seen is None or n.when > seen,
+        )
+        for n in rows[:limit]
+    ]
+
+
+def unseen(user: User) -> int:
+    """How many of the user's notices are newer than their last visit."""
+    who = access.profile(user)
+    rows = m.Notice.objects.all()
+    if who.role != "admin":
+        if who.organisation_id is None:
+            return 0
+        rows = rows.filter(organisation_id=who.organisation_id)
+    if who.notices_seen is not None:
+        rows = rows.filter(when__gt=who.notices_seen)
+    return rows.count()
+
+
+def mark_seen(user: User, now: datetime) -> None:
+    m.Profile.objects.filter(user=user).update(notices_seen=now)
+
+
+def choices_of(user: User) -> tuple[list[str] | None, list[str] | None]:
+    """(the user's own choice, their organisation's): None where nothing was chosen."""
+    who = access.profile(user)
+    org = who.organisation.notices if who.organisation is not None else None
+    return who.notices, org
+
+
+def choose(user: User, kinds: Iterable[str] | None) -> None:
+    """Set which kinds the user hears of (None: as their organisation chose)."""
+    chosen = None if kinds is None else sorted(set(kinds))
+    unknown = sorted(set(chosen or ()) - set(core.KINDS))
+    if unknown:
+        raise ServiceError(
+            ErrorCode.INVALID,
+            f"unknown kind of notice: {', '.join(unknown)} (known: {', '.join(core.KINDS)})",
+            "kinds",
+        )
+    m.Profile.objects.filter(user=user).update(notices=chosen)

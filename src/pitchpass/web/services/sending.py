@@ -1,0 +1,241 @@
+"""Sending notices (services/notices.py), as tasks run by `pitchpass worker`:
+
+- one e-mail per user per batch (one change), listing that batch's notices of the user's
+  organisation that the user hears of (core.notices.wanted); a batch's mail sent to a
+  user is written down, so the task run again sends the others only;
+- one webhook message per notice and endpoint, signed as the Standard Webhooks
+  specification says (headers webhook-id, webhook-timestamp, webhook-signature; the id
+  is the notice's, the same on every attempt, for the receiver to skip a repeat), POSTed
+  as JSON; anything but a 2xx within PITCHPASS_WEBHOOK_TIMEOUT seconds is tried again
+  (services/queue.py), every attempt logged per endpoint (the admin's Webhook
+  deliveries). Redirects are not followed. An address that is private, loopback,
+  link-local or otherwise not public is refused (the check is on the address connected
+  to, so a name that resolves elsewhere the second time gains nothing) unless
+  PITCHPASS_WEBHOOK_PRIVATE=1.
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import ipaddress
+import json
+import logging
+import os
+import socket
+import time
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.mail import EmailMessage
+from django.utils import timezone
+from standardwebhooks import Webhook
+
+from pitchpass.core import notices as core
+from pitchpass.web.persistence import models as m
+from pitchpass.web.services.queue import job
+
+log = logging.getLogger("pitchpass.notices")
+
+
+def queue(batch: str, organisations: Iterable[int]) -> None:
+    """Queue a batch's sending (in the transaction that wrote it)."""
+    send_mails.enqueue(batch)
+    ids = set(organisations)
+    endpoints = list(m.WebhookEndpoint.objects.filter(organisation_id__in=ids, active=True))
+    if not endpoints:
+        return
+    rows = list(m.Notice.objects.filter(batch=batch).values_list("pk", "organisation_id", "kind"))
+    for endpoint in endpoints:
+        for pk, org, kind in rows:
+            if org == endpoint.organisation_id and core.wanted(kind, endpoint.kinds, None):
+                send_webhook.enqueue(endpoint.pk, pk)
+
+
+@job(attempts=5)
+def send_mails(batch: str) -> int:
+    """E-mail each user concerned by the batch once; how many were sent now."""
+    notices = list(
+        m.Notice.objects.filter(batch=batch).select_related(
+            "organisation", "match__home", "match__away"
+        )
+    )
+    by_org: dict[int, list[m.Notice]] = {}
+    for notice in notices:
+        by_org.setdefault(notice.organisation_id, []).append(notice)
+    done = set(m.NoticeMail.objects.filter(batch=batch).values_list("user_id", flat=True))
+    sent, failed = 0, []
+    for org_id, its in by_org.items():
+        org = its[0].organisation
+        users = (
+            User.objects.filter(is_active=True, profile__organisation_id=org_id)
+            .exclude(email="")
+            .select_related("profile")
+            .order_by("pk")
+        )
+        for user in users:
+            heard = [n for n in its if core.wanted(n.kind, org.notices, user.profile.notices)]
+            if not heard or user.pk in done:
+                continue
+            try:
+                _mail(user, org, heard)
+            except Exception as error:  # the others are still sent; this one again later
+                log.warning("e-mail of batch %s to %s failed: %s", batch, user.username, error)
+                failed.append(user.username)
+                continue
+            m.NoticeMail.objects.create(
+                batch=batch, user=user, address=user.email, notices=len(heard), sent=timezone.now()
+            )
+            sent += 1
+    if failed:
+        raise RuntimeError(f"e-mail not sent to {', '.join(failed)}: tried again later")
+    return sent
+
+
+def _mail(user: User, org: m.Organisation, notices: list[m.Notice]) -> None:
+    match = notices[0].match
+    name = f"{match.home.name} v {match.away.name}"
+    count = f"{len(notices)} change{'s' if len(notices) != 1 else ''}"
+    subject = f"pitchpass: {count} for {org.name} at {name}"
+    base = settings.PITCHPASS_BASE_URL
+    lines = [f"{user.get_username()},", "", f"{name}, for {org.name}:", ""]
+    lines += [f"- {n.text}" for n in notices]
+    lines += [
+        "",
+        f"The match: {base}/matches/{match.key}/",
+        f"What you hear about: {base}/notices/",
+    ]
+    EmailMessage(subject, "\n".join(lines), to=[user.email]).send()
+
+
+# Webhooks
+
+
+class Refused(Exception):
+    """An endpoint's address is not one pitchpass sends to."""
+
+
+def new_secret() -> str:
+    """A signing secret as Standard Webhooks writes one: whsec_ and 24 random bytes."""
+    return "whsec_" + base64.b64encode(os.urandom(24)).decode()
+
+
+def check_url(url: str) -> str | None:
+    """What is wrong with a webhook URL as written (None: nothing); its address is checked
+    again at each delivery."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "a webhook URL starts with https:// (or http://) and names a host"
+    if parts.username or parts.password:
+        return "a webhook URL carries no user name or password (the signature proves the sender)"
+    try:
+        _address(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80))
+    except Refused as refused:
+        return str(refused)
+    return None
+
+
+def _address(host: str, port: int) -> str:
+    """The address to connect to for `host`: the first it resolves to, each checked."""
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as error:
+        raise Refused(f"{host} does not resolve: {error}") from None
+    for *_, sockaddr in found:
+        address = ipaddress.ip_address(sockaddr[0])
+        mapped = getattr(address, "ipv4_mapped", None)
+        plain = mapped or address
+        if not settings.PITCHPASS_WEBHOOK_PRIVATE and not plain.is_global:
+            raise Refused(
+                f"{host} is at {address}, not a public address: webhooks go to public "
+                "addresses only (PITCHPASS_WEBHOOK_PRIVATE=1 allows others)"
+            )
+        return str(plain)
+    raise Refused(f"{host} does not resolve")
+
+
+def message(notice: m.Notice) -> tuple[str, bytes]:
+    """The webhook id and body of a notice (the same on every attempt)."""
+    body = {
+        "type": f"notice.{notice.kind}",
+        "timestamp": notice.when.isoformat().replace("+00:00", "Z"),
+        "data": notice.data,
+    }
+    return f"msg_{notice.batch}_{notice.pk}", json.dumps(body, sort_keys=True).encode()
+
+
+@job(attempts=8)
+def send_webhook(endpoint_id: int, notice_id: int) -> str:
+    """POST one notice to one endpoint, signed; raise (to be tried again) unless a 2xx."""
+    endpoint = m.WebhookEndpoint.objects.filter(pk=endpoint_id).first()
+    notice = m.Notice.objects.filter(pk=notice_id).first()
+    if endpoint is None or notice is None or not endpoint.active:
+        return "endpoint or notice gone, or endpoint off: nothing sent"
+    if endpoint.deliveries.filter(notice=notice, ok=True).exists():
+        return "delivered already"
+    attempt = endpoint.deliveries.filter(notice=notice).count() + 1
+    msg_id, body = message(notice)
+    now = timezone.now()
+    headers = {
+        "content-type": "application/json",
+        "user-agent": "pitchpass-webhooks",
+        "webhook-id": msg_id,
+        "webhook-timestamp": str(int(now.timestamp())),
+        "webhook-signature": Webhook(endpoint.secret).sign(msg_id, now, body),
+    }
+    record: dict[str, Any] = {"endpoint": endpoint, "notice": notice, "attempt": attempt}
+    started = time.monotonic()
+    try:
+        status = _post(endpoint.url, body, headers)
+    except Refused as refused:  # never tried again: the address will not change by itself
+        m.WebhookDelivery.objects.create(**record, when=now, error=str(refused)[:1000])
+        return f"refused: {refused}"
+    except OSError as error:
+        _failed(record, now, started, None, f"{type(error).__name__}: {error}")
+        raise
+    if not 200 <= status < 300:
+        _failed(record, now, started, status, f"answered {status}")
+        raise RuntimeError(f"webhook {endpoint.url} answered {status}")
+    m.WebhookDelivery.objects.create(
+        **record, when=now, ok=True, status=status, seconds=time.monotonic() - started
+    )
+    return f"delivered: {status}"
+
+
+def _failed(
+    record: dict[str, Any], now: Any, started: float, status: int | None, error: str
+) -> None:
+    m.WebhookDelivery.objects.create(
+        **record, when=now, status=status, error=error[:1000], seconds=time.monotonic() - started
+    )
+
+
+def _post(url: str, body: bytes, headers: dict[str, str]) -> int:
+    """POST to `url`, connecting to its checked address; the status (redirects too)."""
+    parts = urlsplit(url)
+    secure = parts.scheme == "https"
+    host = parts.hostname or ""
+    port = parts.port or (443 if secure else 80)
+    address = _address(host, port)
+    timeout = settings.PITCHPASS_WEBHOOK_TIMEOUT
+    connection: http.client.HTTPConnection = (
+        http.client.HTTPSConnection(host, port, timeout=timeout)
+        if secure
+        else http.client.HTTPConnection(host, port, timeout=timeout)
+    )
+
+    def connect_to_checked(where: Any, *args: Any, **kwargs: Any) -> socket.socket:
+        return socket.create_connection((address, port), *args, **kwargs)
+
+    connection._create_connection = connect_to_checked  # type: ignore[attr-defined]
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    try:
+        connection.request("POST", path, body, headers)
+        answer = connection.getresponse()
+        answer.read(65536)
+        return answer.status
+    finally:
+        connection.close()

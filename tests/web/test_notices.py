@@ -1,0 +1,253 @@
+"""Notices (issue 11, section 2): each change tells the organisations concerned, one
+e-mail per user per change, signed webhooks retried and logged, and never a word of
+another organisation's requests."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from datetime import timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from django.core import mail
+from django.test import Client
+from django_tasks import TaskResultStatus
+from django_tasks_db.models import DBTaskResult
+from standardwebhooks import Webhook
+from test_workflow_api import MATCH, future_derby
+
+from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import store
+from pitchpass.web.services import sending
+from pitchpass.web.services.accounts import do_add_user, do_create_token
+from pitchpass.web.task_worker import run
+
+pytestmark = pytest.mark.django_db
+
+# The documentary's own requests: r24 (refused, the tunnel full) and r25 (granted).
+DOCS = {"r24", "r25"}
+
+
+@pytest.fixture
+def desk() -> dict[str, Client]:
+    store.load(future_derby())
+    users = {
+        "officer": ("officer", "man-united"),
+        "away": ("officer", "man-city"),
+        "docs": ("media", "man-city-documentary"),
+        "docs2": ("media", "man-city-documentary"),
+        "bt": ("media", "bt-sport"),
+        "steward": ("steward", None),
+    }
+    clients = {}
+    for name, (role, org) in users.items():
+        do_add_user(name, role, org, "pw-for-tests-only-7", f"{name}@example.org")
+        clients[name] = Client(HTTP_AUTHORIZATION=f"Bearer {do_create_token(name)}")
+    return clients
+
+
+def _post(client: Client, path: str, body: dict[str, Any] | None = None) -> Any:
+    answer = client.post(f"/api/matches/{MATCH}/{path}", body or {}, "application/json")
+    assert answer.status_code < 300, answer.content
+    return answer
+
+
+def _mails_to(address: str) -> list[Any]:
+    return [x for x in mail.outbox if address in x.to]
+
+
+def test_a_decide_and_a_publish_each_send_one_mail_per_user(desk) -> None:
+    _post(desk["officer"], "decide")
+    decided = m.Notice.objects.filter(kind="decided")
+    assert {n.request for n in decided if n.organisation.key == "man-city-documentary"} == DOCS
+    assert mail.outbox == []  # nothing is sent inside the request: the worker sends
+    run(batch=True)
+    docs = _mails_to("docs@example.org")
+    assert len(docs) == 1, "one e-mail for the whole decide, not one per request"
+    body = docs[0].body
+    assert "r24" in body and "r25" in body and "proposed refused" in body
+    assert "46 of 46" in body  # the reason, in numbers
+    # Nothing of another organisation's requests: r02 is BT Sport's.
+    assert "r02" not in body and "BT Sport" not in body
+    assert len(_mails_to("bt@example.org")) == 1 and "r02" in _mails_to("bt@example.org")[0].body
+    assert "r24" not in _mails_to("bt@example.org")[0].body
+
+    _post(desk["officer"], "publish")
+    run(batch=True)
+    published = _mails_to("docs@example.org")[1]
+    assert "r25" in published.body and "granted (published)" in published.body
+    assert "r24" in published.body and "refused (published)" in published.body
+    # Run again (a worker restarted), the tasks send nothing twice.
+    sent = len(mail.outbox)
+    for row in DBTaskResult.objects.all():
+        row.status = TaskResultStatus.READY
+        row.save(update_fields=["status"])
+    run(batch=True)
+    assert len(mail.outbox) == sent
+
+    # Decided and published again alike: nothing new to tell the documentary.
+    _post(desk["officer"], "decide")
+    _post(desk["officer"], "publish")
+    run(batch=True)
+    assert len(_mails_to("docs@example.org")) == 2
+
+
+def test_each_user_and_organisation_chooses_what_it_hears_of(desk) -> None:
+    m.Organisation.objects.filter(key="man-city-documentary").update(notices=["granted"])
+    m.Profile.objects.filter(user__username="docs2").update(notices=["refused", "granted"])
+    _post(desk["officer"], "decide")
+    _post(desk["officer"], "publish")
+    run(batch=True)
+    docs, docs2 = _mails_to("docs@example.org"), _mails_to("docs2@example.org")
+    assert len(docs) == 1 and "r25" in docs[0].body and "r24" not in docs[0].body
+    assert len(docs2) == 1 and "r24" in docs2[0].body and "r25" in docs2[0].body
+    assert m.NoticeMail.objects.filter(user__username="docs").count() == 1
+
+
+def test_revoke_consent_and_incidents_are_told_to_whom_they_concern(desk) -> None:
+    _post(desk["officer"], "decide")
+    _post(desk["officer"], "publish")
+    run(batch=True)
+    mail.outbox.clear()
+    _post(desk["officer"], "requests/r25/revoke", {"reason": "crew not accredited"})
+    # A request for City's own dressing room asks City (the away club) for consent.
+    room = {"id": "docs-room", "zone": "away-dressing-room", "phases": ["pre-match"], "crew": 1}
+    answer = desk["bt"].post(f"/api/matches/{MATCH}/requests", room, "application/json")
+    assert answer.status_code == 201, answer.content
+    # The altercation in the tunnel after the match: told to those holding places there.
+    _post(desk["steward"], "incidents", {"zone": "tunnel", "minute": 125, "what": "scuffle"})
+    run(batch=True)
+    docs = _mails_to("docs@example.org")
+    assert len(docs) == 1 and "revoked: crew not accredited" in docs[0].body
+    away = _mails_to("away@example.org")
+    assert len(away) == 1 and "docs-room" in away[0].body and "consent" in away[0].body
+    assert _mails_to("officer@example.org") == []  # not United's room
+    bt = _mails_to("bt@example.org")  # r02 holds the tunnel after the match
+    assert len(bt) == 1 and "scuffle" in bt[0].body and "docs-room" not in bt[0].body
+    holders = set(
+        m.Notice.objects.filter(kind="incident").values_list("organisation__key", flat=True)
+    )
+    assert "bt-sport" in holders and "man-city-documentary" not in holders  # r24 refused
+
+
+# Webhooks, received by a real HTTP server on this machine.
+
+
+class Receiver(BaseHTTPRequestHandler):
+    got: list[tuple[dict[str, str], bytes]]
+    answers: list[int]
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["content-length"]))
+        self.got.append((dict(self.headers.items()), body))
+        self.send_response(self.answers.pop(0) if self.answers else 204)
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def receiver() -> Iterator[tuple[str, type[Receiver]]]:
+    handler = type("Handler", (Receiver,), {"got": [], "answers": []})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/hooks/pitchpass", handler
+    server.shutdown()
+    server.server_close()
+
+
+def test_webhooks_are_signed_retried_and_logged(desk, receiver, settings) -> None:
+    settings.PITCHPASS_WEBHOOK_PRIVATE = True  # the receiver is on this machine
+    settings.PITCHPASS_TASK_RETRY_DELAY = 0
+    url, handler = receiver
+    handler.answers = [503]  # the first delivery fails: tried again
+    org = m.Organisation.objects.get(key="man-city-documentary")
+    secret = sending.new_secret()
+    m.WebhookEndpoint.objects.create(organisation=org, url=url, secret=secret, kinds=["granted"])
+    _post(desk["officer"], "decide")
+    _post(desk["officer"], "publish")
+    run(batch=True)  # the failed attempt queues the next, due at once (no wait in tests)
+    run(batch=True)
+    assert len(handler.got) == 2  # only r25's grant (the endpoint chose "granted")
+    for headers, body in handler.got:
+        # The receiving side: the signature checks with the shared secret...
+        event = Webhook(secret).verify(body, headers)
+        assert event["type"] == "notice.granted" and event["data"]["request"] == "r25"
+        assert event["data"]["match"] == MATCH and event["data"]["zone"] == "pitch-side"
+        # ...and with no other secret, nor for another body.
+        with pytest.raises(Exception, match="signature"):
+            Webhook(sending.new_secret()).verify(body, headers)
+        with pytest.raises(Exception, match="signature"):
+            Webhook(secret).verify(body.replace(b"r25", b"r24"), headers)
+    assert handler.got[0][0]["webhook-id"] == handler.got[1][0]["webhook-id"]  # one message
+    log = list(m.WebhookDelivery.objects.order_by("attempt"))
+    assert [(d.attempt, d.ok, d.status) for d in log] == [(1, False, 503), (2, True, 204)]
+    failed = DBTaskResult.objects.filter(status=TaskResultStatus.FAILED)
+    assert [r.task_path.rsplit(".", 1)[-1] for r in failed] == ["send_webhook"]
+
+
+def test_a_webhook_to_a_private_address_is_refused(desk, receiver, settings) -> None:
+    url, handler = receiver
+    assert "not a public address" in (sending.check_url(url) or "")
+    assert "not a public address" in (sending.check_url("http://10.1.2.3/x") or "")
+    assert "not a public address" in (sending.check_url("http://[::ffff:127.0.0.1]/") or "")
+    assert "no user name" in (sending.check_url("https://u:p@example.org/") or "")
+    assert "https://" in (sending.check_url("file:///etc/passwd") or "")
+    org = m.Organisation.objects.get(key="man-city-documentary")
+    m.WebhookEndpoint.objects.create(organisation=org, url=url, secret=sending.new_secret())
+    _post(desk["officer"], "decide")
+    run(batch=True)
+    assert handler.got == []  # nothing was sent, and nothing is tried again
+    log = list(m.WebhookDelivery.objects.all())
+    assert log and all("not a public address" in d.error and not d.ok for d in log)
+    assert not DBTaskResult.objects.filter(status=TaskResultStatus.READY).exists()
+
+
+def test_a_failed_mail_is_tried_again_for_the_users_not_yet_sent(desk, settings) -> None:
+    settings.PITCHPASS_TASK_RETRY_DELAY = 60
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_TIMEOUT = "127.0.0.1", 9, 2
+    _post(desk["officer"], "decide")
+    run(batch=True)
+    failed = DBTaskResult.objects.get(status=TaskResultStatus.FAILED)
+    assert "e-mail not sent to" in failed.traceback
+    again = DBTaskResult.objects.get(status=TaskResultStatus.READY)
+    assert again.run_after - failed.finished_at >= timedelta(seconds=59)
+    assert not m.NoticeMail.objects.exists()
+    # The mail server back: the next attempt sends them all, once.
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    again.run_after = None
+    again.save(update_fields=["run_after"])
+    run(batch=True)
+    assert len(_mails_to("docs@example.org")) == 1
+    assert json.loads(json.dumps(again.args_kwargs))["kwargs"] == {"attempt": 2}
+
+
+def test_the_notices_page_lists_what_changed_since_the_last_visit(desk) -> None:
+    _post(desk["officer"], "decide")
+    page = Client()
+    page.login(username="docs", password="pw-for-tests-only-7")
+    board = page.get(f"/matches/{MATCH}/").content.decode()
+    assert "2 new" in board  # the header says so on every page
+    first = page.get("/notices/").content.decode()
+    assert first.count('class="new"') == 2 and "r24" in first and "46 of 46" in first
+    assert "r02" not in first and "BT Sport" not in first  # never another's request
+    again = page.get("/notices/").content.decode()
+    assert 'class="new"' not in again and "r24" in again  # seen: listed, no longer new
+    # Ticked: the user hears of refusals alone (the page keeps listing everything).
+    chose = page.post("/notices/choose/", {"follow": "mine", "kind": ["refused"]}, follow=True)
+    assert "you hear of refused" in chose.content.decode()
+    assert m.Profile.objects.get(user__username="docs").notices == ["refused"]
+    bad = page.post("/notices/choose/", {"follow": "mine", "kind": ["everything"]}, follow=True)
+    assert bad.status_code == 200 and "unknown kind of notice: everything" in bad.content.decode()
+    page.post("/notices/choose/", {"follow": "organisation"})
+    assert m.Profile.objects.get(user__username="docs").notices is None
+    # A steward acts for no organisation: nothing to list, and the page says so.
+    steward = Client()
+    steward.login(username="steward", password="pw-for-tests-only-7")
+    assert "Nothing yet" in steward.get("/notices/").content.decode()
