@@ -513,6 +513,84 @@ def token_list(
         )
 
 
+webhook_app = typer.Typer(
+    help="Organisations' webhooks: notices POSTed as signed JSON.", no_args_is_help=True
+)
+app.add_typer(webhook_app, name="webhook")
+
+
+@webhook_app.command("add")
+def webhook_add(
+    org: Annotated[str, typer.Argument(help="The organisation (its id).", show_default=False)],
+    url: Annotated[str, typer.Argument(help="Where to POST (https://...).", show_default=False)],
+    kind: Annotated[
+        list[str] | None,
+        typer.Option("--kind", help="A kind of notice to send (again for more); none: all."),
+    ] = None,
+) -> None:
+    """Send an organisation's notices to URL; prints the secret the receiver checks each
+    message's signature with (Standard Webhooks), shown this once."""
+    _database()
+    from pitchpass.web.services import sending
+
+    endpoint = _web_call(lambda: sending.add_endpoint(org, url, kind or None))
+    out.print(f"webhook {endpoint.pk} added for {org}: {url}", highlight=False)
+    out.print(f"secret: {endpoint.secret}", highlight=False)
+
+
+@webhook_app.command("list")
+def webhook_list() -> None:
+    """Every webhook: id, organisation, URL, kinds, and how its last delivery went."""
+    _database()
+    from pitchpass.web.services import sending
+
+    for endpoint in sending.endpoints():
+        last = sending.last_delivery(endpoint)
+        went = "no delivery yet"
+        if last is not None:
+            how = "delivered" if last.ok else f"failed ({last.error or last.status})"
+            went = f"last {how} {last.when.isoformat(timespec='seconds')}"
+        kinds = ", ".join(endpoint.kinds) if endpoint.kinds else "all kinds"
+        state = "" if endpoint.active else " (off)"
+        out.print(
+            f"{endpoint.pk}  {endpoint.organisation.key}  {endpoint.url}{state}  {kinds}  {went}",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+@webhook_app.command("remove")
+def webhook_remove(
+    endpoint: Annotated[int, typer.Argument(help="Its id (webhook list).", show_default=False)],
+) -> None:
+    """Stop sending to a webhook (its delivery log goes with it)."""
+    _database()
+    from pitchpass.web.services import sending
+
+    _web_call(lambda: sending.remove_endpoint(endpoint))
+    out.print(f"webhook {endpoint} removed")
+
+
+@webhook_app.command("listen")
+def webhook_listen(
+    secret: Annotated[str, typer.Option("--secret", help="The secret `webhook add` printed.")],
+    port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1.")] = 8010,
+) -> None:
+    """A receiver to try webhooks with: checks each message's signature and prints it
+    (pitchpass sends to 127.0.0.1 only with PITCHPASS_WEBHOOK_PRIVATE=1)."""
+    from pitchpass.webhook_listen import listen
+
+    _check_port(port)
+    out.print(f"listening at http://127.0.0.1:{port}/ (Ctrl+C stops)")
+    sys.stdout.flush()
+
+    def say(line: str) -> None:
+        out.print(line, highlight=False, soft_wrap=True)
+        sys.stdout.flush()
+
+    listen(secret, port, say)
+
+
 @user_app.command("deactivate")
 def user_deactivate(
     username: Annotated[str, typer.Argument(help="Whose access ends.", show_default=False)],

@@ -48,6 +48,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     # Far above what a test sends: the fuzzing's writes are answered, not 429 (the rates
     # are tested in tests/web/test_throttles.py and test_two_servers.py).
     env |= {"PITCHPASS_API_RATE": "100000/m", "PITCHPASS_API_WRITE_RATE": "100000/m"}
+    # The webhooks' receivers are on this machine (test_notices_browser.py); the refusal of
+    # private addresses is tested in tests/web/test_notices.py.
+    env["PITCHPASS_WEBHOOK_PRIVATE"] = "1"
     command = [sys.executable, "-m", "pitchpass", "demo", "--serve", "--port", str(port)]
     server = subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True

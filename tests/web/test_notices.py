@@ -5,7 +5,12 @@ another organisation's requests."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,8 +21,9 @@ from django.core import mail
 from django.test import Client
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
+from servers import cli, env, free_port
 from standardwebhooks import Webhook
-from test_workflow_api import MATCH, future_derby
+from test_workflow_api import MATCH, ROOT, future_derby
 
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
@@ -237,6 +243,7 @@ def test_the_notices_page_lists_what_changed_since_the_last_visit(desk) -> None:
     first = page.get("/notices/").content.decode()
     assert first.count('class="new"') == 2 and "r24" in first and "46 of 46" in first
     assert "r02" not in first and "BT Sport" not in first  # never another's request
+    assert "What changed for man-city-documentary" in first
     again = page.get("/notices/").content.decode()
     assert 'class="new"' not in again and "r24" in again  # seen: listed, no longer new
     # Ticked: the user hears of refusals alone (the page keeps listing everything).
@@ -250,4 +257,66 @@ def test_the_notices_page_lists_what_changed_since_the_last_visit(desk) -> None:
     # A steward acts for no organisation: nothing to list, and the page says so.
     steward = Client()
     steward.login(username="steward", password="pw-for-tests-only-7")
-    assert "Nothing yet" in steward.get("/notices/").content.decode()
+    told = steward.get("/notices/").content.decode()
+    assert "Nothing yet" in told and "you act for none" in told
+
+
+def test_webhook_listen_checks_what_pitchpass_sends(desk, settings, tmp_path) -> None:
+    """`pitchpass webhook listen`, the receiver to try webhooks with, in its own process:
+    it prints each message whose signature checks, once, and refuses a forged one."""
+    settings.PITCHPASS_WEBHOOK_PRIVATE = True
+    port = free_port()
+    endpoint = sending.add_endpoint(
+        "man-city-documentary", f"http://127.0.0.1:{port}/", ["granted", "refused"]
+    )
+    listener = subprocess.Popen(
+        [sys.executable, "-m", "pitchpass", "webhook", "listen", "--secret", endpoint.secret,
+         "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env(tmp_path),
+    )  # fmt: skip
+    try:
+        assert listener.stdout is not None
+        assert listener.stdout.readline().startswith("listening at")
+        _post(desk["officer"], "decide")
+        _post(desk["officer"], "publish")
+        run(batch=True)
+        lines = [listener.stdout.readline(), listener.stdout.readline()]
+        said = {line.split()[0]: line for line in lines}
+        assert set(said) == {"notice.granted", "notice.refused"}
+        assert '"request": "r25"' in said["notice.granted"]
+        assert '"request": "r24"' in said["notice.refused"] and "46 of 46" in lines[1] + lines[0]
+        forged = urllib.request.Request(
+            f"http://127.0.0.1:{port}/", b'{"type": "notice.granted"}',
+            headers={"webhook-id": "msg_x", "webhook-timestamp": str(int(time.time())),
+                     "webhook-signature": "v1,AAAA"},
+        )  # fmt: skip
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(forged, timeout=5)
+        assert refused.value.code == 401
+        assert "refused a message" in listener.stdout.readline()
+        assert [d.ok for d in m.WebhookDelivery.objects.all()] == [True, True]
+    finally:
+        listener.terminate()
+        listener.wait(timeout=10)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_webhooks_are_added_checked_and_listed_from_the_command_line(tmp_path) -> None:
+    assert cli(tmp_path, "migrate").returncode == 0
+    loaded = cli(tmp_path, "load", str(ROOT / "scenarios" / "manchester-derby-2017.yaml"))
+    assert loaded.returncode == 0, loaded.stderr
+    private = cli(tmp_path, "webhook", "add", "bt-sport", "http://127.0.0.1:9/")
+    assert private.returncode == 2 and "not a public address" in private.stderr
+    assert "Traceback" not in private.stderr
+    unknown = cli(tmp_path, "webhook", "add", "bt", "https://example.org/", "--kind", "granted")
+    assert unknown.returncode == 2 and 'unknown organisation "bt"' in unknown.stderr
+    added = cli(
+        tmp_path, "webhook", "add", "bt-sport", "http://127.0.0.1:9/hook", "--kind", "granted",
+        PITCHPASS_WEBHOOK_PRIVATE="1",
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    assert "secret: whsec_" in added.stdout
+    listed = cli(tmp_path, "webhook", "list")
+    assert "bt-sport  http://127.0.0.1:9/hook  granted  no delivery yet" in listed.stdout
+    assert cli(tmp_path, "webhook", "remove", "1").returncode == 0
+    assert cli(tmp_path, "webhook", "remove", "1").returncode == 2

@@ -316,8 +316,34 @@ class CameraInline(admin.TabularInline):  # type: ignore[type-arg]
     extra = 0
 
 
+def _kinds(value: Any) -> Any:
+    """A list of kinds of notice typed as JSON; empty: every kind (None)."""
+    if value in (None, "", []):
+        return None
+    unknown = set(_texts(value, "kinds")) - set(notice_kinds.KINDS)
+    if unknown:
+        raise forms.ValidationError(
+            f"unknown kinds: {', '.join(sorted(unknown))} (known: {', '.join(notice_kinds.KINDS)})"
+        )
+    return value
+
+
+class OrganisationForm(forms.ModelForm):  # type: ignore[type-arg]
+    class Meta:
+        model = m.Organisation
+        fields = "__all__"
+        help_texts: ClassVar[dict[str, str]] = {
+            "notices": "The kinds of notice its users hear of unless they chose, like "
+            f'["granted", "refused"]; empty: all ({", ".join(notice_kinds.KINDS)}).',
+        }
+
+    def clean_notices(self) -> Any:
+        return _kinds(self.cleaned_data.get("notices"))
+
+
 @admin.register(m.Organisation)
 class OrganisationAdmin(Changes):
+    form = OrganisationForm
     list_display = ("key", "name", "kind")
     list_filter = ("kind",)
     search_fields = ("key", "name")
@@ -519,13 +545,7 @@ class WebhookForm(forms.ModelForm):  # type: ignore[type-arg]
         return url
 
     def clean_kinds(self) -> Any:
-        kinds = self.cleaned_data.get("kinds")
-        if kinds in (None, "", []):
-            return None
-        unknown = set(_texts(kinds, "kinds")) - set(notice_kinds.KINDS)
-        if unknown:
-            raise forms.ValidationError(f"unknown kinds: {', '.join(sorted(unknown))}")
-        return kinds
+        return _kinds(self.cleaned_data.get("kinds"))
 
 
 class DeliveryInline(admin.TabularInline):  # type: ignore[type-arg]

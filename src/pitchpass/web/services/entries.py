@@ -253,7 +253,11 @@ def _club_asked(match: m.Match, entry: dict[str, Any]) -> m.Organisation | None:
     club = occupant_club(zone.occupant, match.home.key, match.away.key)
     if club is None or club in entry.get("consent", ()):
         return None
-    if decisions.consent_needed(match, entry["zone"], entry["by"]) is None:
+    try:
+        needed = decisions.consent_needed(match, entry["zone"], entry["by"]) is not None
+    except ServiceError:  # the match as stored does not decide: ask all but the club itself
+        needed = club != entry["by"]
+    if not needed:
         return None
     return match.home if club == match.home.key else match.away
 

@@ -20,11 +20,11 @@ from django.utils import timezone
 
 from pitchpass.core import notices as core
 from pitchpass.core.codes import Status
-from pitchpass.core.model import Incident
+from pitchpass.core.model import Incident, Request
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.services import access
-from pitchpass.web.services.snapshot import plan_of, scenario_of
+from pitchpass.web.services.snapshot import plan_of, requests_of
 
 _HEADS = {
     core.DECIDED: "proposed",
@@ -166,7 +166,12 @@ def consent_asked(match: m.Match, row: m.Request, club: m.Organisation) -> None:
 
 def incident_logged(match: m.Match, incident: Incident) -> None:
     """Tell the organisations holding a published place where and when it happened."""
-    published = [r for r in scenario_of(match).requests_of(match.key) if r.locked]
+    # From the rows (not the match as the core reads it, which one broken row stops).
+    published = [
+        Request(r.key, match.key, r.by.key, r.zone.key, tuple(r.phases), r.crew, r.submitted)
+        for r in requests_of(match)
+        if r.locked
+    ]
     holders = core.holders(incident, plan_of(match), published)
     if not holders:
         return

@@ -239,3 +239,44 @@ def _post(url: str, body: bytes, headers: dict[str, str]) -> int:
         return answer.status
     finally:
         connection.close()
+
+
+def add_endpoint(org_key: str, url: str, kinds: Iterable[str] | None) -> m.WebhookEndpoint:
+    """A new webhook of an organisation (its secret made here); `kinds` None: all."""
+    from pitchpass.web.errors import ErrorCode, ServiceError
+
+    org = m.Organisation.objects.filter(key=org_key).first()
+    if org is None:
+        raise ServiceError(ErrorCode.NOT_FOUND, f'unknown organisation "{org_key}"', "org")
+    if len(url) > 500:
+        raise ServiceError(ErrorCode.INVALID, "a webhook URL has at most 500 characters", "url")
+    problem = check_url(url)
+    if problem:
+        raise ServiceError(ErrorCode.INVALID, problem, "url")
+    chosen = None if kinds is None else sorted(set(kinds))
+    unknown = sorted(set(chosen or ()) - set(core.KINDS))
+    if unknown:
+        raise ServiceError(
+            ErrorCode.INVALID,
+            f"unknown kind of notice: {', '.join(unknown)} (known: {', '.join(core.KINDS)})",
+            "kind",
+        )
+    return m.WebhookEndpoint.objects.create(
+        organisation=org, url=url, secret=new_secret(), kinds=chosen
+    )
+
+
+def endpoints() -> list[m.WebhookEndpoint]:
+    return list(m.WebhookEndpoint.objects.select_related("organisation").order_by("pk"))
+
+
+def last_delivery(endpoint: m.WebhookEndpoint) -> m.WebhookDelivery | None:
+    return endpoint.deliveries.order_by("-when", "-id").first()
+
+
+def remove_endpoint(endpoint_id: int) -> None:
+    from pitchpass.web.errors import ErrorCode, ServiceError
+
+    deleted, _ = m.WebhookEndpoint.objects.filter(pk=endpoint_id).delete()
+    if not deleted:
+        raise ServiceError(ErrorCode.NOT_FOUND, f"no webhook {endpoint_id}", "id")
