@@ -82,8 +82,9 @@ def _locked(port: int, token: str) -> set[str]:
 def test_a_server_killed_during_publish_publishes_all_or_nothing(tmp_path: Path) -> None:
     """Publish sent, and the server killed (SIGKILL) a moment later, at several moments
     from at once to after the answer: started again, the match's published grants are
-    those from before or those and every grant of the run, never a part of them; what is
-    published fits every zone (the core checks the exported match); the audit verifies."""
+    those from before or those and every grant of the run, never a part of them, and
+    each is told to its organisation once (issue 11: the notices are in the same change);
+    what is published fits every zone (the core checks the exported match); the audit verifies."""
     import yaml
 
     from pitchpass.core import load_document
@@ -91,9 +92,12 @@ def test_a_server_killed_during_publish_publishes_all_or_nothing(tmp_path: Path)
     home = tmp_path / "home"
     future_match(tmp_path, home)
     tv, boss = token(home, "tv"), token(home, "boss")
+    added = cli(home, "user", "add", "desk", "--role", "media", "--org", "bt-sport",
+                "--password", "a-long-phrase-desk", "--email", "desk@bt-sport.invalid")  # fmt: skip
+    assert added.returncode == 0, added.stderr
     port = free_port()
     server = serve(home, port)
-    outcomes = []
+    outcomes, granted_lines = [], []
     try:
         for n, delay in enumerate((0.0, 0.01, 0.03, 0.08, 0.2, 0.5)):
             for k in range(15):  # requests to publish, each round
@@ -120,13 +124,33 @@ def test_a_server_killed_during_publish_publishes_all_or_nothing(tmp_path: Path)
             after = _locked(port, boss)
             assert after in (before, before | granted), (delay, after - before)
             outcomes.append(after == before | granted and granted - before != set())
+            granted_lines = _told_once(port, tv)
             status, text = call(port, boss, "GET", f"/matches/{MATCH}/export", raw=True)
             load_document(yaml.safe_load(text))  # published grants over a zone's places fail
     finally:
         stop(server)
     assert True in outcomes  # some publish got through before its kill: both cases seen
+    # The e-mails were queued with the changes: a worker started afterwards sends each
+    # grant's notice once, to the organisation's user with an address.
+    worked = cli(home, "worker", "--batch")
+    assert worked.returncode == 0, worked.stderr
+    mails = "".join(f.read_text() for f in sorted((home / "mail").glob("*")))
+    assert granted_lines
+    for line in granted_lines:
+        assert mails.count(f"- {line}\n") == 1, line
     verified = cli(home, "audit", "verify")
     assert verified.returncode == 0, verified.stderr
+
+
+def _told_once(port: int, tv: str) -> list[str]:
+    """The notices a publish writes are written with it: each of the organisation's
+    published grants is told once (`granted`), none that is not published."""
+    status, told = call(port, tv, "GET", "/notices?kind=granted")
+    assert status == 200
+    requests = [n["request"] for n in told]
+    assert len(requests) == len(set(requests)), requests  # none told twice
+    assert set(requests) == _locked(port, tv)
+    return [n["text"] for n in told]
 
 
 def _quietly(port: int, token: str, method: str, path: str) -> None:

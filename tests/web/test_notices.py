@@ -246,6 +246,17 @@ def test_the_notices_page_lists_what_changed_since_the_last_visit(desk) -> None:
     assert "What changed for man-city-documentary" in first
     again = page.get("/notices/").content.decode()
     assert 'class="new"' not in again and "r24" in again  # seen: listed, no longer new
+    # The API lists the same lines, word for word, and reading it is not a visit.
+    listed = page.get("/api/notices").json()
+    assert [(n["request"], n["kind"], n["new"]) for n in listed] == [
+        ("r25", "decided", False),
+        ("r24", "decided", False),
+    ]
+    assert all(n["text"] in again for n in listed)
+    assert page.get("/api/notices?kind=granted").json() == []
+    wrong = page.get("/api/notices?kind=everything")
+    assert wrong.status_code == 400 and wrong.json()["path"] == "kind"
+    assert Client().get("/api/notices").status_code == 401
     # Ticked: the user hears of refusals alone (the page keeps listing everything).
     chose = page.post("/notices/choose/", {"follow": "mine", "kind": ["refused"]}, follow=True)
     assert "you hear of refused" in chose.content.decode()

@@ -39,13 +39,14 @@ from pitchpass.web.http.schemas import (
     DecideOut,
     DecisionsOut,
     MatchOut,
+    NoticeOut,
     PublishedOut,
     RequestOut,
     RevokedOut,
     WhatIfOut,
     answers,
 )
-from pitchpass.web.services import accounts, entries, retries
+from pitchpass.web.services import accounts, entries, notices, retries
 from pitchpass.web.services import decisions as deciding
 
 
@@ -258,6 +259,15 @@ def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
 )
 def list_matches(request: HttpRequest) -> list[dict[str, Any]]:
     return entries.matches_for(request.auth)  # type: ignore[attr-defined]
+
+
+@api.get(
+    "/notices",
+    response=answers({200: list[NoticeOut]}),
+    summary="What changed for the user's organisation, newest first (as the Notices page)",
+)
+def list_notices(request: HttpRequest, kind: str | None = None) -> list[dict[str, Any]]:
+    return notices.notices_json(request.auth, kind)  # type: ignore[attr-defined]
 
 
 @api.get(

@@ -59,6 +59,18 @@ class RequestOut(Out):
     revoked: str | None = None
 
 
+class NoticeOut(Out):
+    """What changed for the user's organisation (the Notices page's lines)."""
+
+    id: int
+    kind: str
+    match: str
+    request: str
+    text: str
+    when: str
+    new: bool
+
+
 class Created(Out):
     id: str
 

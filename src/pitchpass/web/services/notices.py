@@ -201,10 +201,15 @@ class NoticeLine:
     new: bool
 
 
-def notices_for(user: User, limit: int = 200) -> list[NoticeLine]:
-    """The newest notices the user may read, those since their last visit marked new."""
+def notices_for(user: User, limit: int = 200, kind: str | None = None) -> list[NoticeLine]:
+    """The newest notices the user may read (of one kind, if given), those since their
+    last visit marked new."""
     who = access.profile(user)
     rows = m.Notice.objects.select_related("match__home", "match__away").order_by("-when", "-id")
+    if kind is not None:
+        if kind not in core.KINDS:
+            raise ServiceError(ErrorCode.INVALID, f"unknown kind of notice: {kind}", "kind")
+        rows = rows.filter(kind=kind)
     if who.role != "admin":
         if who.organisation_id is None:
             return []
@@ -222,6 +227,23 @@ def notices_for(user: User, limit: int = 200) -> list[NoticeLine]:
             seen is None or n.when > seen,
         )
         for n in rows[:limit]
+    ]
+
+
+def notices_json(user: User, kind: str | None = None) -> list[dict[str, Any]]:
+    """The API's list: the notices of `notices_for`, newest first (reading them does not
+    count as a visit: only the page sets the last visit)."""
+    return [
+        {
+            "id": line.id,
+            "kind": line.kind,
+            "match": line.match,
+            "request": line.request,
+            "text": line.text,
+            "when": line.when.isoformat(),
+            "new": line.new,
+        }
+        for line in notices_for(user, kind=kind)
     ]
 
 
