@@ -33,6 +33,7 @@ from pitchpass.web.errors import DATABASE_AWAY, ErrorCode, ServiceError
 from pitchpass.web.http import throttles
 from pitchpass.web.http.schemas import (
     YAML_EXPORT,
+    CheckInOut,
     ConsentOut,
     CoverageOut,
     Created,
@@ -40,13 +41,14 @@ from pitchpass.web.http.schemas import (
     DecisionsOut,
     MatchOut,
     NoticeOut,
+    PassOut,
     PublishedOut,
     RequestOut,
     RevokedOut,
     WhatIfOut,
     answers,
 )
-from pitchpass.web.services import accounts, entries, notices, retries
+from pitchpass.web.services import accounts, doors, entries, notices, retries
 from pitchpass.web.services import decisions as deciding
 
 
@@ -463,6 +465,40 @@ class IncidentIn(Schema):
 def log_incident(request: HttpRequest, match: str, body: IncidentIn) -> Status[dict[str, str]]:
     new_id = entries.do_log_incident(request.auth, match, body.dict())  # type: ignore[attr-defined]
     return Status(201, {"id": new_id})
+
+
+@api.get(
+    "/matches/{match}/passes",
+    response=answers({200: list[PassOut]}),
+    exclude_unset=True,
+    summary="The passes of the match's published grants (media: their own)",
+)
+def list_passes(request: HttpRequest, match: str) -> list[dict[str, Any]]:
+    return doors.passes_for(request.auth, match)  # type: ignore[attr-defined]
+
+
+class CheckInIn(Schema):
+    """One scan at a zone door. `key`: the door's own id for it (sent again, the first
+    answer comes back); `scanned`: when it was made, for a scan queued while offline."""
+
+    code: str
+    zone: str
+    phase: str
+    direction: str  # in | out
+    key: str | None = None
+    scanned: str | None = None
+
+
+@api.post(
+    "/matches/{match}/check-ins",
+    response=answers({200: CheckInOut}),
+    exclude_unset=True,
+    summary="Check a pass at a zone door (stewards, officers, admins)",
+    throttle=throttles.WRITES,
+)
+def check_in(request: HttpRequest, match: str, body: CheckInIn) -> dict[str, Any]:
+    user = request.auth  # type: ignore[attr-defined]
+    return doors.do_check_in(user, match, body.dict(), timezone.now())
 
 
 @api.get(

@@ -71,6 +71,32 @@ class NoticeOut(Out):
     new: bool
 
 
+class PassOut(Out):
+    """A published grant's pass: `code` is what its QR code carries (signed), `typed`
+    what a steward types; `zones` where it admits (its zone, then those it is reached
+    through); `revoked`, the reason, once taken back."""
+
+    request: str
+    code: str
+    typed: str
+    org: str
+    zone: str
+    zones: list[str]
+    phases: list[str]
+    crew: int
+    revoked: str | None = None
+
+
+class CheckInOut(Out):
+    """A door's answer: `reason` a code of core/doors.py's REASONS when refused (else
+    null), `text` the sentence the door page shows."""
+
+    result: str
+    reason: str | None
+    text: str
+    request: str | None = None
+
+
 class Created(Out):
     id: str
 

@@ -493,3 +493,51 @@ class WebhookDelivery(models.Model):
 
     class Meta:
         ordering = ["-when", "-id"]
+
+
+class Pass(models.Model):
+    """A published grant's pass for its crew. `code` is what a steward types (random, no
+    personal data); the QR code carries it signed (services/doors.py)."""
+
+    request = models.OneToOneField(Request, on_delete=models.CASCADE, related_name="pass_of")
+    code = models.CharField(max_length=16, unique=True)
+    made = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"pass {self.code} ({self.request_id})"
+
+
+class Scan(models.Model):
+    """One scan at a zone door, admitted or refused: who, where, when, with what result.
+    The admitted ones count the people in and out of each zone."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="scans")
+    pass_of = models.ForeignKey(
+        Pass, on_delete=models.SET_NULL, null=True, blank=True, related_name="scans"
+    )
+    request = models.CharField(max_length=100, blank=True, default="")  # kept if withdrawn
+    zone = models.CharField(max_length=100)
+    phase = models.CharField(max_length=100)
+    direction = models.CharField(max_length=3)  # in | out
+    result = models.CharField(max_length=8)  # admitted | refused
+    reason = models.CharField(max_length=20, blank=True, default="")
+    text = models.TextField()
+    by = models.ForeignKey(
+        "auth.User", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    username = models.CharField(max_length=150, blank=True, default="")
+    scanned = models.DateTimeField()  # at the door (its clock, if it was offline)
+    received = models.DateTimeField()  # by the server
+    key = models.CharField(max_length=64, blank=True, default="")  # the door's, once only
+
+    class Meta:
+        ordering = ["scanned", "id"]
+        indexes = [models.Index(fields=["match", "zone", "scanned"], name="scan_by_zone")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["match", "key"], condition=~models.Q(key=""), name="one_scan_a_key"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.zone} {self.direction} {self.result} ({self.request})"

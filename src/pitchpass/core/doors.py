@@ -1,0 +1,155 @@
+"""The zone doors on match day: whether a pass lets one person of its crew in (or out) at a
+door, and which crews were inside a zone at a moment. Pure: the adapters read the passes
+and the scans, and give the clock as minutes after kick-off."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pitchpass.core.model import Phase, Request
+
+IN, OUT = "in", "out"
+DIRECTIONS = (IN, OUT)
+
+# Why a door refuses, in the order they are checked (the first that applies is told).
+UNKNOWN = "unknown"  # not a pass of this match
+REVOKED = "revoked"  # its grant was taken back
+WRONG_ZONE = "wrong-zone"  # neither its zone nor one it is reached through
+WRONG_PHASE = "wrong-phase"  # not one of its phases
+NOT_YET_OPEN = "not-yet-open"  # the clock is before the phase's start
+CREW_INSIDE = "crew-inside"  # every person of its crew is inside already
+NONE_INSIDE = "none-inside"  # out, with none of its crew inside
+FULL = "full"  # the zone holds as many people as its places in that phase
+REASONS = (UNKNOWN, REVOKED, WRONG_ZONE, WRONG_PHASE, NOT_YET_OPEN, CREW_INSIDE, NONE_INSIDE, FULL)
+
+# A door opens this many minutes before its phase starts (crews set up first).
+OPENS_BEFORE = 15
+
+
+@dataclass(frozen=True)
+class Pass:
+    """A published grant as its crew's pass: the zones its places are in (its zone, then
+    the zones it is reached through), its phases and how many people it admits."""
+
+    request: str
+    org: str
+    zones: tuple[str, ...]
+    phases: tuple[str, ...]
+    crew: int
+    revoked: str | None = None
+
+
+def pass_of(request: Request, via: Sequence[str], revoked: str | None = None) -> Pass:
+    """The pass of a published grant: the zones it takes places in, as `places.cells_of`
+    takes them (its zone, then its zone's `via`, as listed)."""
+    zones = tuple(dict.fromkeys((request.zone, *via)))
+    return Pass(request.id, request.by, zones, request.phases, request.crew, revoked)
+
+
+@dataclass(frozen=True)
+class Door:
+    zone: str
+    phase: str
+    direction: str  # IN | OUT
+
+
+@dataclass(frozen=True)
+class Verdict:
+    admitted: bool
+    reason: str | None  # one of REASONS when refused
+    text: str
+
+    @property
+    def result(self) -> str:
+        return "admitted" if self.admitted else "refused"
+
+
+def check(
+    door: Door,
+    found: Pass | None,
+    *,
+    inside_crew: int,
+    inside_zone: int,
+    capacity: int,
+    phase: Phase,
+    minute: float | None,
+) -> Verdict:
+    """Whether one person of the pass's crew goes through the door. `inside_crew` is how
+    many of its crew are inside this zone, `inside_zone` how many people are (its places
+    in `phase`: `capacity`); `minute` the clock (None: not checked). Going out is never
+    refused for the clock, the phase or the places: one who is in may always leave."""
+    if found is None:
+        return _no(
+            UNKNOWN, "not a pass of this match: check the code, or send the crew to the desk"
+        )
+    who = f"{found.request} ({found.org}, crew {found.crew})"
+    if door.direction == OUT:
+        if inside_crew <= 0:
+            return _no(NONE_INSIDE, f"{who}: none of its crew is inside {door.zone}")
+        left = inside_crew - 1
+        return Verdict(True, None, f"{who}: out of {door.zone}; {left} of its crew still inside")
+    if found.revoked is not None:
+        return _no(REVOKED, f"{who}: its place was taken back ({found.revoked})")
+    if door.zone not in found.zones:
+        return _no(WRONG_ZONE, f"{who}: its pass is for {_listed(found.zones)}, not {door.zone}")
+    if door.phase not in found.phases:
+        return _no(WRONG_PHASE, f"{who}: its pass is for {_listed(found.phases)}, not {door.phase}")
+    opens = phase.start - OPENS_BEFORE
+    if minute is not None and minute < opens:
+        wait = _minutes(opens - minute)
+        return _no(NOT_YET_OPEN, f"{who}: {door.phase} opens at minute {opens:g}, in {wait}")
+    if inside_crew >= found.crew:
+        return _no(CREW_INSIDE, f"{who}: all {found.crew} of its crew are inside already")
+    if inside_zone >= capacity:
+        return _no(
+            FULL, f"{door.zone} holds {inside_zone} of {capacity} people: one must leave first"
+        )
+    count = f"{inside_crew + 1} of its {found.crew}"
+    return Verdict(
+        True, None, f"{who}: in, {count}; {inside_zone + 1} of {capacity} in {door.zone}"
+    )
+
+
+def _no(reason: str, text: str) -> Verdict:
+    return Verdict(False, reason, text)
+
+
+def _listed(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _minutes(n: float) -> str:
+    whole = max(1, round(n))
+    return f"{whole} minute{'s' if whole != 1 else ''}"
+
+
+@dataclass(frozen=True)
+class Scan:
+    """An admitted scan, as the door recorded it (refused scans move nobody)."""
+
+    request: str
+    zone: str
+    direction: str
+    minute: float  # after kick-off
+
+
+def inside(scans: Iterable[Scan], zone: str, minute: float | None = None) -> dict[str, int]:
+    """How many of each crew are in `zone` (at `minute`, or after every scan), from the
+    admitted scans in the order they happened; crews with none inside are left out."""
+    count: dict[str, int] = {}
+    for scan in scans:
+        if scan.zone != zone or (minute is not None and scan.minute > minute):
+            continue
+        step = 1 if scan.direction == IN else -1
+        count[scan.request] = max(0, count.get(scan.request, 0) + step)
+    return {request: n for request, n in count.items() if n > 0}
+
+
+def present(
+    scans: Iterable[Scan], zone: str, minute: float, filming: Iterable[Request]
+) -> list[str]:
+    """The crews with cameras that were inside `zone` at `minute` (in the order given):
+    the incident's coverage as the doors saw it, beside what the plan said."""
+    there = inside(scans, zone, minute)
+    return [r.id for r in filming if r.cameras >= 1 and there.get(r.id, 0) > 0]

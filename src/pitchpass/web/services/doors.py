@@ -1,0 +1,326 @@
+"""Passes and the zone doors: every published grant gets a pass for its crew; a steward
+checks it at a door and every scan is recorded. What a door decides is the core's
+(core/doors.py); this module reads the rows, locks the match and writes the scan."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.core import signing
+from django.db import IntegrityError, transaction
+
+from pitchpass.core import doors as core
+from pitchpass.core.model import Phase, Request
+from pitchpass.web.errors import ErrorCode, ServiceError
+from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence.changes import check_text, lock_match
+from pitchpass.web.services import access
+from pitchpass.web.services.snapshot import plan_of
+
+ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: typed from a phone screen
+CODE_LENGTH = 10
+SALT = "pitchpass.pass"
+CODE_MAX = 100  # longer is not a pass
+KEY_MAX = 64
+DOOR_ROLES = ("steward", "officer", "admin")
+QUEUED_FOR = timedelta(days=1)  # a scan sent later than this after it was made is refused
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def signed(code: str) -> str:
+    """What the QR code carries: the pass's code, signed with the site's secret."""
+    return signing.Signer(salt=SALT).sign(code)
+
+
+def typed(code: str) -> str:
+    """The code as printed under the QR code, for a steward to type."""
+    return f"{code[:5]}-{code[5:]}"
+
+
+def plain_code(text: str) -> str | None:
+    """The pass code in what was scanned or typed; None if a signed one does not check."""
+    text = text.strip()
+    if ":" in text:
+        try:
+            return signing.Signer(salt=SALT).unsign(text)
+        except signing.BadSignature:
+            return None
+    return text.replace("-", "").replace(" ", "").upper()
+
+
+def digest(code: str) -> str:
+    """How a door's offline list names a pass: a stolen phone's list makes no pass."""
+    return hashlib.sha256(f"pitchpass-pass:{code}".encode()).hexdigest()
+
+
+def ensure_passes(match: m.Match) -> None:
+    """A pass for every published grant that has none yet (a publish, or a scenario
+    loaded with locked requests, made it). Locks the match only if one is missing."""
+    if not m.Request.objects.filter(match=match, locked=True, pass_of__isnull=True).exists():
+        return
+    with transaction.atomic():
+        lock_match(match)
+        for row in m.Request.objects.filter(match=match, locked=True, pass_of__isnull=True):
+            m.Pass.objects.create(request=row, code=_free_code())
+
+
+def _free_code() -> str:
+    while True:  # 32**10: a clash is as good as never, but never a duplicate
+        code = new_code()
+        if not m.Pass.objects.filter(code=code).exists():
+            return code
+
+
+def _rows(match: m.Match) -> list[m.Pass]:
+    return list(
+        m.Pass.objects.filter(request__match=match)
+        .select_related("request__by", "request__zone")
+        .order_by("request__position")
+    )
+
+
+def core_pass(row: m.Pass) -> core.Pass:
+    r = row.request
+    request = Request(
+        r.key, r.match.key, r.by.key, r.zone.key, tuple(r.phases), r.crew, r.submitted
+    )
+    return core.pass_of(request, r.zone.via, r.revoked or None)
+
+
+def passes_for(user: User, match_key: str) -> list[dict[str, Any]]:
+    """The match's passes: its home officer and admins get all of them, anyone else their
+    own organisation's (a steward, of none: the door checks, it does not list)."""
+    match = access.check_match(user, match_key)
+    who = access.profile(user)
+    if who.role == "steward":
+        raise ServiceError(ErrorCode.FORBIDDEN, "stewards check passes at the door page")
+    ensure_passes(match)
+    rows = _rows(match)
+    if not access.manages(user, match):
+        rows = [p for p in rows if p.request.by_id == who.organisation_id]
+    return [pass_json(p, match) for p in rows]
+
+
+def pass_json(row: m.Pass, match: m.Match) -> dict[str, Any]:
+    found = core_pass(_with_match(row, match))
+    out: dict[str, Any] = {
+        "request": found.request,
+        "code": signed(row.code),
+        "typed": typed(row.code),
+        "org": row.request.by.name,
+        "zone": row.request.zone.key,
+        "zones": list(found.zones),
+        "phases": list(found.phases),
+        "crew": found.crew,
+    }
+    if found.revoked:
+        out["revoked"] = found.revoked
+    return out
+
+
+def _with_match(row: m.Pass, match: m.Match) -> m.Pass:
+    row.request.match = match
+    return row
+
+
+@dataclass(frozen=True)
+class Door:
+    """What a door page shows: the zone and phase, who is inside against its places."""
+
+    zone: str
+    zone_name: str
+    phase: str
+    inside: int
+    capacity: int
+    crews: dict[str, int]  # request id -> people inside
+
+
+def check_steward(user: User) -> None:
+    if access.profile(user).role not in DOOR_ROLES:
+        raise ServiceError(ErrorCode.FORBIDDEN, "stewards, officers and admins check passes")
+
+
+def _zone_and_phase(match: m.Match, zone: str, phase: str) -> tuple[m.Zone, Phase]:
+    found = match.venue.zones.filter(key=zone).first()
+    if found is None:
+        raise ServiceError(ErrorCode.INVALID, f'no zone "{zone}" at {match.venue.name}', "zone")
+    plan = {p.id: p for p in plan_of(match)}
+    if phase not in plan:
+        raise ServiceError(ErrorCode.INVALID, f'no phase "{phase}" in this match', "phase")
+    return found, plan[phase]
+
+
+def capacity(zone: m.Zone, phase: str) -> int:
+    """The zone's places in the phase, as stored from the scenario (a map or a default)."""
+    by_phase = zone.capacity_by_phase or {}
+    return int(by_phase.get(phase, zone.capacity if zone.capacity is not None else 0))
+
+
+def _scans(match: m.Match, zone: str) -> list[core.Scan]:
+    kickoff = match.kickoff
+    rows = m.Scan.objects.filter(match=match, zone=zone, result="admitted").order_by(
+        "scanned", "id"
+    )
+    return [
+        core.Scan(s.request, s.zone, s.direction, _minute(s.scanned, kickoff))
+        for s in rows.only("request", "zone", "direction", "scanned")
+    ]
+
+
+def _minute(when: datetime, kickoff: datetime) -> float:
+    return (when - kickoff).total_seconds() / 60
+
+
+def door(user: User, match_key: str, zone: str, phase: str) -> Door:
+    match = access.check_match(user, match_key)
+    check_steward(user)
+    found, _ = _zone_and_phase(match, zone, phase)
+    crews = core.inside(_scans(match, zone), zone)
+    return Door(zone, found.name, phase, sum(crews.values()), capacity(found, phase), crews)
+
+
+def offline_list(user: User, match_key: str, zone: str) -> list[dict[str, Any]]:
+    """What a door keeps for when its connection drops: each pass by its digest (of the
+    code, and of the signed code the QR carries), without the code itself."""
+    match = access.check_match(user, match_key)
+    check_steward(user)
+    _zone_and_phase(match, zone, plan_of(match)[0].id)
+    ensure_passes(match)
+    kept = []
+    for row in _rows(match):
+        found = core_pass(_with_match(row, match))
+        if zone not in found.zones:
+            continue
+        kept.append(
+            {
+                "digest": digest(row.code),
+                "request": found.request,
+                "org": row.request.by.name,
+                "zones": list(found.zones),
+                "phases": list(found.phases),
+                "crew": found.crew,
+                "revoked": found.revoked,
+            }
+        )
+    return kept
+
+
+def do_check_in(user: User, match_key: str, body: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """One scan at a door: the core says admitted or refused, and the scan is recorded.
+    `key` (the door's own id for the scan) makes a resent scan answer as the first did;
+    `scanned` is when a door that was offline made it. Locks the match."""
+    code, zone, phase = body["code"], body["zone"], body["phase"]
+    direction, key = body["direction"], body.get("key") or ""
+    for name, value in (("code", code), ("zone", zone), ("phase", phase), ("key", key)):
+        check_text(value, name)
+    if len(code) > CODE_MAX:
+        raise ServiceError(
+            ErrorCode.INVALID, f"a pass code has at most {CODE_MAX} characters", "code"
+        )
+    if len(key) > KEY_MAX:
+        raise ServiceError(
+            ErrorCode.INVALID, f"a scan's key has at most {KEY_MAX} characters", "key"
+        )
+    if direction not in core.DIRECTIONS:
+        raise ServiceError(ErrorCode.INVALID, 'direction is "in" or "out"', "direction")
+    scanned = _scanned(body.get("scanned"), now)
+    with transaction.atomic():
+        match = lock_match(access.check_match(user, match_key))
+        check_steward(user)
+        found_zone, found_phase = _zone_and_phase(match, zone, phase)
+        if key:
+            again = m.Scan.objects.filter(match=match, key=key).first()
+            if again is not None:
+                return _answer(again)
+        ensure_passes(match)
+        plain = plain_code(code)
+        row = (
+            m.Pass.objects.select_related("request__by", "request__zone")
+            .filter(code=plain, request__match=match)
+            .first()
+            if plain
+            else None
+        )
+        crews = core.inside(_scans(match, zone), zone, _minute(scanned, match.kickoff))
+        the_pass = core_pass(_with_match(row, match)) if row is not None else None
+        verdict = core.check(
+            core.Door(zone, phase, direction),
+            the_pass,
+            inside_crew=crews.get(the_pass.request, 0) if the_pass else 0,
+            inside_zone=sum(crews.values()),
+            capacity=capacity(found_zone, phase),
+            phase=found_phase,
+            minute=_minute(scanned, match.kickoff),
+        )
+        try:
+            with transaction.atomic():
+                scan = m.Scan.objects.create(
+                    match=match,
+                    pass_of=row,
+                    request=the_pass.request if the_pass else "",
+                    zone=zone,
+                    phase=phase,
+                    direction=direction,
+                    result=verdict.result,
+                    reason=verdict.reason or "",
+                    text=verdict.text,
+                    by=user,
+                    username=user.get_username(),
+                    scanned=scanned,
+                    received=now,
+                    key=key,
+                )
+        except IntegrityError:  # the same key at once from two tabs: the first stands
+            return _answer(m.Scan.objects.get(match=match, key=key))
+        return _answer(scan)
+
+
+def _scanned(value: Any, now: datetime) -> datetime:
+    if value is None:
+        return now
+    if not isinstance(value, str) or len(value) > 40:
+        raise ServiceError(ErrorCode.INVALID, "scanned is a date and time (ISO 8601)", "scanned")
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        raise ServiceError(
+            ErrorCode.INVALID, "scanned is a date and time (ISO 8601)", "scanned"
+        ) from None
+    if when.tzinfo is None:
+        raise ServiceError(ErrorCode.INVALID, "scanned needs a timezone", "scanned")
+    if when > now + timedelta(minutes=5) or when < now - QUEUED_FOR:
+        raise ServiceError(
+            ErrorCode.INVALID, "scanned must be within the last day, not in the future", "scanned"
+        )
+    return when
+
+
+def _answer(scan: m.Scan) -> dict[str, Any]:
+    out: dict[str, Any] = {"result": scan.result, "reason": scan.reason or None, "text": scan.text}
+    if scan.request:
+        out["request"] = scan.request
+    return out
+
+
+def scans_at(user: User, match_key: str, zone: str, limit: int = 20) -> list[m.Scan]:
+    """The newest scans at a zone's door, for the steward's page."""
+    match = access.check_match(user, match_key)
+    check_steward(user)
+    return list(m.Scan.objects.filter(match=match, zone=zone).order_by("-scanned", "-id")[:limit])
+
+
+def present_at(match: m.Match, zone: str, minute: float) -> list[str]:
+    """The crews with cameras inside `zone` at `minute`, as the doors counted them."""
+    filming = [
+        Request(r.key, match.key, "", r.zone.key, tuple(r.phases), r.crew, r.submitted, r.cameras)
+        for r in m.Request.objects.filter(match=match, pass_of__isnull=False).select_related("zone")
+    ]
+    return core.present(_scans(match, zone), zone, minute, filming)

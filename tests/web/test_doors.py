@@ -1,0 +1,183 @@
+"""Passes and check-in at the zone doors through the API (issue 11, section 3), on the
+seed match (kicked off long ago, so every door is open): who gets which passes, what a
+door answers and why, every scan recorded, a resent scan answered once."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+from test_workflow_api import ROOT
+
+from pitchpass.core.parse import parse_text
+from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import store
+from pitchpass.web.services import doors
+from pitchpass.web.services.accounts import do_add_user, do_create_token
+
+pytestmark = pytest.mark.django_db
+
+SEED = "mun-mci-2017-12-10"
+
+
+@pytest.fixture
+def desk() -> dict[str, Client]:
+    path = ROOT / "scenarios" / "manchester-derby-2017.yaml"
+    store.load(parse_text(path.read_text(), str(path)))
+    users = {
+        "officer": ("officer", "man-united"),
+        "away": ("officer", "man-city"),
+        "docs": ("media", "man-city-documentary"),
+        "bt": ("media", "bt-sport"),
+        "steward": ("steward", None),
+    }
+    clients = {}
+    for name, (role, org) in users.items():
+        do_add_user(name, role, org, "pw-for-tests-only-7")
+        clients[name] = Client(HTTP_AUTHORIZATION=f"Bearer {do_create_token(name)}")
+    for step in ("decide", "publish"):
+        answer = clients["officer"].post(f"/api/matches/{SEED}/{step}")
+        assert answer.status_code == 200, answer.content
+    return clients
+
+
+def _passes(client: Client) -> Any:
+    answer = client.get(f"/api/matches/{SEED}/passes")
+    assert answer.status_code == 200, answer.content
+    return {p["request"]: p for p in answer.json()}
+
+
+def _scan(client: Client, code: str, zone: str, phase: str, direction: str = "in", **more: Any):
+    body = {"code": code, "zone": zone, "phase": phase, "direction": direction, **more}
+    return client.post(f"/api/matches/{SEED}/check-ins", body, "application/json")
+
+
+def _verdict(client: Client, *args: Any, **more: Any) -> dict[str, Any]:
+    answer = _scan(client, *args, **more)
+    assert answer.status_code == 200, answer.content
+    return answer.json()
+
+
+def test_each_organisation_gets_its_own_passes_and_the_host_officer_all(desk) -> None:
+    mine = _passes(desk["docs"])
+    assert set(mine) == {"r25"}  # r24 was refused: no pass
+    r25 = mine["r25"]
+    assert r25["zones"] == ["pitch-side"] and r25["phases"] == ["pre-match"] and r25["crew"] == 2
+    assert r25["code"].startswith(r25["typed"].replace("-", "") + ":")  # signed
+    assert "documentary" not in r25["code"].lower()  # no name in the code
+    everything = _passes(desk["officer"])
+    granted = set(
+        m.Request.objects.filter(match__key=SEED, locked=True).values_list("key", flat=True)
+    )
+    assert set(everything) == granted and "r02" in everything
+    assert set(_passes(desk["bt"])) == {
+        k for k in granted if m.Request.objects.get(match__key=SEED, key=k).by.key == "bt-sport"
+    }
+    # The away club's officer sees its own club's passes only (City asked for none, and the
+    # documentary is another organisation); a steward lists none.
+    assert _passes(desk["away"]) == {}
+    assert desk["steward"].get(f"/api/matches/{SEED}/passes").status_code == 403
+    assert _passes(desk["docs"])["r25"]["code"] == r25["code"]  # made once, kept
+
+
+def test_a_door_admits_the_crew_and_says_why_it_refuses(desk) -> None:
+    steward = desk["steward"]
+    r25 = _passes(desk["docs"])["r25"]
+    code, typed = r25["code"], r25["typed"]
+    first = _verdict(steward, code, "pitch-side", "pre-match")
+    assert first["result"] == "admitted" and first["request"] == "r25"
+    assert "1 of its 2" in first["text"]
+    assert _verdict(steward, typed.lower(), "pitch-side", "pre-match")["result"] == "admitted"
+    third = _verdict(steward, code, "pitch-side", "pre-match")
+    assert (third["result"], third["reason"]) == ("refused", "crew-inside")
+    wrong = _verdict(steward, code, "tunnel", "pre-match")
+    assert wrong["reason"] == "wrong-zone" and "pitch-side, not tunnel" in wrong["text"]
+    assert _verdict(steward, code, "pitch-side", "post-match")["reason"] == "wrong-phase"
+    forged = code.rsplit(":", 1)[0] + ":" + "A" * 27
+    assert _verdict(steward, forged, "pitch-side", "pre-match")["reason"] == "unknown"
+    assert _verdict(steward, "NOPE-NOPE", "pitch-side", "pre-match")["reason"] == "unknown"
+    out = _verdict(steward, code, "pitch-side", "pre-match", "out")
+    assert out["result"] == "admitted" and "1 of its crew still inside" in out["text"]
+    assert _verdict(steward, code, "pitch-side", "pre-match")["result"] == "admitted"
+    # Every scan is recorded: who, where, when, with what result.
+    scans = m.Scan.objects.filter(match__key=SEED).order_by("id")
+    assert [s.result for s in scans] == [
+        "admitted", "admitted", "refused", "refused", "refused", "refused", "refused",
+        "admitted", "admitted",
+    ]  # fmt: skip
+    assert {s.username for s in scans} == {"steward"} and scans[2].reason == "crew-inside"
+    door = doors.door(
+        m.Profile.objects.get(user__username="steward").user, SEED, "pitch-side", "pre-match"
+    )
+    assert door.crews == {"r25": 2} and door.inside == 2 and door.capacity == 30
+
+
+def test_a_revoked_grant_is_refused_at_the_door(desk) -> None:
+    code = _passes(desk["bt"])["r02"]["code"]
+    revoked = desk["officer"].post(
+        f"/api/matches/{SEED}/requests/r02/revoke", {"reason": "no accreditation shown"},
+        "application/json",
+    )  # fmt: skip
+    assert revoked.status_code == 200
+    assert _passes(desk["bt"])["r02"]["revoked"] == "no accreditation shown"
+    verdict = _verdict(desk["steward"], code, "tunnel", "post-match")
+    assert verdict["reason"] == "revoked" and "no accreditation shown" in verdict["text"]
+
+
+def test_a_resent_scan_is_answered_as_the_first_and_counted_once(desk) -> None:
+    code = _passes(desk["docs"])["r25"]["code"]
+    when = (timezone.now() - timedelta(minutes=3)).isoformat()
+    first = _verdict(
+        desk["steward"], code, "pitch-side", "pre-match", key="door-1-0001", scanned=when
+    )
+    again = _verdict(
+        desk["steward"], code, "pitch-side", "pre-match", key="door-1-0001", scanned=when
+    )
+    assert first == again and first["result"] == "admitted"
+    assert m.Scan.objects.filter(match__key=SEED).count() == 1
+    stored = m.Scan.objects.get(key="door-1-0001")
+    assert stored.scanned < stored.received  # made offline, sent later
+
+
+def test_bad_scans_are_refused_in_the_error_shape(desk) -> None:
+    code = _passes(desk["docs"])["r25"]["code"]
+    cases = [
+        ({"code": "X" * 101}, "code"),
+        ({"direction": "sideways"}, "direction"),
+        ({"zone": "car-park"}, "zone"),
+        ({"phase": "extra-time"}, "phase"),
+        ({"key": "k" * 65}, "key"),
+        ({"scanned": "yesterday"}, "scanned"),
+        ({"scanned": "2017-12-10T18:00:00"}, "scanned"),  # no timezone
+        ({"scanned": (timezone.now() + timedelta(hours=1)).isoformat()}, "scanned"),
+        ({"code": "a\x00b"}, "code"),
+    ]
+    for change, path in cases:
+        body = {"code": code, "zone": "pitch-side", "phase": "pre-match", "direction": "in"}
+        answer = desk["steward"].post(
+            f"/api/matches/{SEED}/check-ins", body | change, "application/json"
+        )
+        assert answer.status_code == 400, (change, answer.content)
+        assert answer.json()["path"].endswith(path), (change, answer.json())
+    typed_wrong = desk["steward"].post(
+        f"/api/matches/{SEED}/check-ins",
+        {"code": 7, "zone": "pitch-side", "phase": "pre-match", "direction": "in"},
+        "application/json",
+    )
+    assert typed_wrong.status_code == 400
+    assert m.Scan.objects.count() == 0  # nothing recorded of a bad call
+    # Media do not check passes; an unknown match is a 404 for everyone.
+    assert _scan(desk["docs"], code, "pitch-side", "pre-match").status_code == 403
+    assert (
+        desk["steward"]
+        .post(
+            "/api/matches/no-such-match/check-ins",
+            {"code": code, "zone": "pitch-side", "phase": "pre-match", "direction": "in"},
+            "application/json",
+        )
+        .status_code
+        == 404
+    )
