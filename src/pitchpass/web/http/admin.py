@@ -583,3 +583,30 @@ class WebhookDeliveryAdmin(ReadOnly):
 
     list_display = ("when", "endpoint", "notice", "attempt", "ok", "status", "error")
     list_filter = ("ok", "endpoint")
+
+
+@admin.register(m.Pass)
+class PassAdmin(ReadOnly):
+    """Each published grant's pass (made by services/doors.py, never edited)."""
+
+    list_display = ("code", "request", "made")
+    search_fields = ("code", "request__key")
+
+
+@admin.register(m.Scan)
+class ScanAdmin(ReadOnly):
+    """Every scan at a zone door: who, where, when, with what result."""
+
+    list_display = (
+        "scanned",
+        "match",
+        "zone",
+        "phase",
+        "direction",
+        "result",
+        "reason",
+        "request",
+        "username",
+    )
+    list_filter = ("result", "reason", "zone", "direction")
+    search_fields = ("request", "username", "text")

@@ -42,6 +42,8 @@ KEPT = (
     "pitchpass.noticemail",
     "pitchpass.webhookendpoint",
     "pitchpass.webhookdelivery",
+    "pitchpass.pass",
+    "pitchpass.scan",
     "axes.accessattempt",
 )
 
