@@ -5,6 +5,7 @@ door answers and why, every scan recorded, a resent scan answered once."""
 from __future__ import annotations
 
 from datetime import timedelta
+from html import unescape
 from typing import Any
 
 import pytest
@@ -181,3 +182,59 @@ def test_bad_scans_are_refused_in_the_error_shape(desk) -> None:
         .status_code
         == 404
     )
+
+
+def _signed_in(name: str) -> Client:
+    client = Client()
+    assert client.login(username=name, password="pw-for-tests-only-7")
+    return client
+
+
+def test_the_passes_page_shows_each_pass_with_its_qr_code(desk) -> None:
+    page = _signed_in("docs").get(f"/matches/{SEED}/passes/").content.decode()
+    r25 = _passes(desk["docs"])["r25"]
+    assert r25["typed"] in page and page.count("<svg") == 1 and "crew of <strong>2" in page
+    assert "r02" not in page and "BT Sport" not in page  # never another's pass
+    board = _signed_in("docs").get(f"/matches/{SEED}/").content.decode()
+    assert f"/matches/{SEED}/passes/" in board and "/door/" not in board  # media: no door
+    steward = _signed_in("steward")
+    assert "/passes/" not in steward.get(f"/matches/{SEED}/").content.decode()
+    assert steward.get(f"/matches/{SEED}/passes/").status_code == 403
+    assert _signed_in("docs").get("/matches/no-such-match/passes/").status_code == 404
+
+
+def test_the_door_page_admits_refuses_and_counts(desk) -> None:
+    r25 = _passes(desk["docs"])["r25"]
+    steward = _signed_in("steward")
+    door = f"/matches/{SEED}/door/"
+    chooser = steward.get(door).content.decode()
+    assert "Pitch-side positions" in chooser and "(now)" not in chooser  # 2017: long over
+    opened = steward.get(door, {"zone": "pitch-side", "phase": "pre-match"}).content.decode()
+    assert "0 of 30 inside" in opened
+    form = {"zone": "pitch-side", "phase": "pre-match", "direction": "in", "key": "k1"}
+    first = steward.post(door, form | {"code": r25["typed"]}).content.decode()
+    assert "ADMITTED" in first and "1 of 30 inside" in first
+    again = steward.post(door, form | {"code": r25["typed"]}).content.decode()  # a reload
+    assert "ADMITTED" in again and "1 of 30 inside" in again  # counted once
+    wrong = steward.post(door, form | {"key": "k2", "code": r25["typed"], "zone": "tunnel"})
+    text = wrong.content.decode()
+    assert "REFUSED" in text and "its pass is for pitch-side, not tunnel" in text
+    bad = steward.post(door, form | {"key": "k3", "code": "x", "direction": "up"})
+    assert bad.status_code == 200 and 'direction is "in" or "out"' in unescape(bad.content.decode())
+    lost = steward.get(door, {"zone": "car-park"})
+    assert lost.status_code == 400 and "no zone" in lost.content.decode()
+    media = _signed_in("docs").get(door)
+    assert media.status_code == 403
+
+
+def test_the_door_keeps_a_list_for_offline_without_the_codes(desk) -> None:
+    steward = _signed_in("steward")
+    kept = steward.get(f"/matches/{SEED}/door/passes.json", {"zone": "pitch-side"}).json()
+    passes = _passes(desk["officer"])
+    pitch = {k for k, p in passes.items() if "pitch-side" in p["zones"]}
+    assert {p["request"] for p in kept["passes"]} == pitch
+    text = str(kept)
+    assert all(p["typed"].replace("-", "") not in text for p in passes.values())
+    assert doors.digest(passes["r25"]["typed"].replace("-", "")) in text
+    refused = _signed_in("docs").get(f"/matches/{SEED}/door/passes.json", {"zone": "tunnel"})
+    assert refused.status_code == 403 and refused.json()["code"] == "forbidden"

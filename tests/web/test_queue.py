@@ -29,7 +29,7 @@ from pitchpass.web.task_worker import run
 HERE = Path(__file__).parent
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the worker closes its connection
 def test_a_failing_task_is_tried_again_after_growing_waits(tmp_path: Path, settings) -> None:
     settings.PITCHPASS_TASK_RETRY_DELAY = 10
     jobs_for_tests.flaky.enqueue(str(tmp_path), 5)
@@ -45,7 +45,7 @@ def test_a_failing_task_is_tried_again_after_growing_waits(tmp_path: Path, setti
     assert queue.retry_delay(30) == timedelta(hours=6)  # never more than this
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the worker closes its connection
 def test_a_task_succeeds_on_a_later_attempt_or_is_given_up(tmp_path: Path, settings) -> None:
     settings.PITCHPASS_TASK_RETRY_DELAY = 0
     (tmp_path / "a").mkdir()
@@ -64,7 +64,7 @@ def test_a_task_succeeds_on_a_later_attempt_or_is_given_up(tmp_path: Path, setti
     assert not DBTaskResult.objects.ready().exists()
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the worker closes its connection
 def test_failed_tasks_are_shown_in_the_admin(tmp_path: Path, settings) -> None:
     settings.PITCHPASS_TASK_RETRY_DELAY = 0
     jobs_for_tests.flaky.enqueue(str(tmp_path), 9)

@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from pitchpass.web.http import page_actions, pages
+from pitchpass.web.http import door_pages, page_actions, pages
 from pitchpass.web.http.api import api
 
 match = "matches/<str:match_key>/"
@@ -16,6 +16,9 @@ page_patterns = (
         path(match, pages.match_board, name="board"),
         path(f"{match}room/", pages.room, name="room"),
         path(f"{match}what-if/", pages.what_if, name="what-if"),
+        path(f"{match}passes/", door_pages.passes_page, name="passes"),
+        path(f"{match}door/", door_pages.door_page, name="door"),
+        path(f"{match}door/passes.json", door_pages.door_list, name="door-list"),
         path(f"{match}decide/", page_actions.decide, name="decide"),
         path(f"{match}publish/", page_actions.publish, name="publish"),
         path(f"{match}incidents/", page_actions.log_incident, name="incident"),

@@ -15,6 +15,7 @@ from django.core import signing
 from django.db import IntegrityError, transaction
 
 from pitchpass.core import doors as core
+from pitchpass.core.coverage import phase_at
 from pitchpass.core.model import Phase, Request
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
@@ -324,3 +325,31 @@ def present_at(match: m.Match, zone: str, minute: float) -> list[str]:
         for r in m.Request.objects.filter(match=match, pass_of__isnull=False).select_related("zone")
     ]
     return core.present(_scans(match, zone), zone, minute, filming)
+
+
+@dataclass(frozen=True)
+class DoorChoices:
+    """What a steward picks a door from: the venue's zones and the match's phases, and
+    the phase the clock is in (the one offered first; else the first phase)."""
+
+    match: str
+    match_name: str
+    zones: list[tuple[str, str]]  # (id, name), in the venue's order
+    phases: list[str]
+    now_phase: str | None  # None: the clock is outside every phase
+    default_phase: str
+
+
+def door_choices(user: User, match_key: str, now: datetime) -> DoorChoices:
+    match = access.check_match(user, match_key)
+    check_steward(user)
+    plan = plan_of(match)
+    zones = list(match.venue.zones.order_by("position").values_list("key", "name"))
+    clock = phase_at(_minute(now, match.kickoff), plan)
+    name = f"{match.home.name} v {match.away.name}"
+    return DoorChoices(match.key, name, zones, [p.id for p in plan], clock, clock or plan[0].id)
+
+
+def match_name(user: User, match_key: str) -> str:
+    match = access.check_match(user, match_key)
+    return f"{match.home.name} v {match.away.name}"
