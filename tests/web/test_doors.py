@@ -4,6 +4,8 @@ door answers and why, every scan recorded, a resent scan answered once."""
 
 from __future__ import annotations
 
+import re
+import zlib
 from datetime import timedelta
 from html import unescape
 from typing import Any
@@ -238,3 +240,43 @@ def test_the_door_keeps_a_list_for_offline_without_the_codes(desk) -> None:
     assert doors.digest(passes["r25"]["typed"].replace("-", "")) in text
     refused = _signed_in("docs").get(f"/matches/{SEED}/door/passes.json", {"zone": "tunnel"})
     assert refused.status_code == 403 and refused.json()["code"] == "forbidden"
+
+
+def _pdf_text(pdf: bytes) -> bytes:
+    """The PDF's page streams, inflated (fpdf2 compresses them)."""
+    found = []
+    for stream in re.findall(rb"stream\r?\n(.*?)\r?\nendstream", pdf, re.S):
+        try:
+            found.append(zlib.decompress(stream))
+        except zlib.error:
+            found.append(stream)
+    return b"\n".join(found)
+
+
+@pytest.mark.django_db(transaction=True)  # the worker closes its connection between tasks
+def test_the_passes_pdf_is_made_by_the_worker_and_made_again_when_they_change(desk) -> None:
+    from pitchpass.web.task_worker import run
+
+    page = _signed_in("bt")
+    first = page.get(f"/matches/{SEED}/passes.pdf")
+    assert first.status_code == 202 and "being made" in first.content.decode()
+    assert page.get(f"/matches/{SEED}/passes.pdf").status_code == 202  # queued once
+    from django_tasks_db.models import DBTaskResult
+
+    assert DBTaskResult.objects.filter(task_path__endswith="make_sheet").count() == 1
+    run(batch=True)
+    made = page.get(f"/matches/{SEED}/passes.pdf")
+    assert made.status_code == 200 and made["Content-Type"] == "application/pdf"
+    assert made.content.startswith(b"%PDF-")
+    text = _pdf_text(made.content)
+    codes = [p["typed"] for p in _passes(desk["bt"]).values()]
+    assert codes and all(code.encode() in text for code in codes) and b"BT Sport" in text
+    # A revoke changes the passes: the old sheet is not served, a new one is made.
+    desk["officer"].post(
+        f"/api/matches/{SEED}/requests/r02/revoke", {"reason": "gone"}, "application/json"
+    )
+    assert page.get(f"/matches/{SEED}/passes.pdf").status_code == 202
+    run(batch=True)
+    again = page.get(f"/matches/{SEED}/passes.pdf")
+    assert again.status_code == 200 and again.content != made.content
+    assert _signed_in("steward").get(f"/matches/{SEED}/passes.pdf").status_code == 403

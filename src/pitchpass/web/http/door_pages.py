@@ -16,7 +16,7 @@ from django.utils.safestring import mark_safe
 
 from pitchpass.web.errors import ServiceError
 from pitchpass.web.http.pages import context, page_404, user_of
-from pitchpass.web.services import doors
+from pitchpass.web.services import doors, sheets
 
 
 def qr_svg(code: str) -> str:
@@ -39,6 +39,24 @@ def passes_page(request: HttpRequest, match_key: str) -> HttpResponse:
         one["qr"] = qr_svg(one["code"])
     values = context(request, match_key=match_key, match_name=name, passes=passes)
     return render(request, "pitchpass/passes.html", values)
+
+
+@login_required
+def passes_pdf(request: HttpRequest, match_key: str) -> HttpResponse:
+    """The passes as a PDF once the worker has made it; until then a page that says so
+    and looks again every few seconds (202)."""
+    user = user_of(request)
+    try:
+        pdf = sheets.sheet_for(user, match_key)
+        name = doors.match_name(user, match_key)
+    except ServiceError as refused:
+        raise page_404(refused) from None
+    if pdf is None:
+        values = context(request, match_key=match_key, match_name=name)
+        return render(request, "pitchpass/passes_pending.html", values, status=202)
+    answer = HttpResponse(pdf, content_type="application/pdf")
+    answer["Content-Disposition"] = f'inline; filename="passes-{match_key}.pdf"'
+    return answer
 
 
 @login_required

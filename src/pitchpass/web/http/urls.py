@@ -17,6 +17,7 @@ page_patterns = (
         path(f"{match}room/", pages.room, name="room"),
         path(f"{match}what-if/", pages.what_if, name="what-if"),
         path(f"{match}passes/", door_pages.passes_page, name="passes"),
+        path(f"{match}passes.pdf", door_pages.passes_pdf, name="passes-pdf"),
         path(f"{match}door/", door_pages.door_page, name="door"),
         path(f"{match}door/passes.json", door_pages.door_list, name="door-list"),
         path(f"{match}decide/", page_actions.decide, name="decide"),

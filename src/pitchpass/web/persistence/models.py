@@ -541,3 +541,20 @@ class Scan(models.Model):
 
     def __str__(self) -> str:
         return f"{self.zone} {self.direction} {self.result} ({self.request})"
+
+
+class PassSheet(models.Model):
+    """An organisation's passes for a match as a PDF (`scope`: the organisation's id, or
+    "*" for every pass, the home officer's and admins'), made by a task. `wanted` is the
+    fingerprint of the passes asked for, `made` that of the PDF kept: ready when equal."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="+")
+    scope = models.CharField(max_length=100)
+    wanted = models.CharField(max_length=64)
+    made = models.CharField(max_length=64, blank=True, default="")
+    pdf = models.BinaryField(blank=True, default=b"")
+    asked = models.DateTimeField(null=True, blank=True)  # the task last queued
+    when = models.DateTimeField(null=True, blank=True)  # the PDF made
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["match", "scope"], name="one_sheet_a_scope")]
