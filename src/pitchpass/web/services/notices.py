@@ -273,12 +273,7 @@ def choices_of(user: User) -> tuple[list[str] | None, list[str] | None]:
 
 def choose(user: User, kinds: Iterable[str] | None) -> None:
     """Set which kinds the user hears of (None: as their organisation chose)."""
-    chosen = None if kinds is None else sorted(set(kinds))
-    unknown = sorted(set(chosen or ()) - set(core.KINDS))
-    if unknown:
-        raise ServiceError(
-            ErrorCode.INVALID,
-            f"unknown kind of notice: {', '.join(unknown)} (known: {', '.join(core.KINDS)})",
-            "kinds",
-        )
+    from pitchpass.web.services import sending  # it imports nothing of this module
+
+    chosen = sending.checked_kinds(kinds, "kinds")
     m.Profile.objects.filter(user=user).update(notices=chosen)

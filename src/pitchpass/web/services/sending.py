@@ -253,14 +253,7 @@ def add_endpoint(org_key: str, url: str, kinds: Iterable[str] | None) -> m.Webho
     problem = check_url(url)
     if problem:
         raise ServiceError(ErrorCode.INVALID, problem, "url")
-    chosen = None if kinds is None else sorted(set(kinds))
-    unknown = sorted(set(chosen or ()) - set(core.KINDS))
-    if unknown:
-        raise ServiceError(
-            ErrorCode.INVALID,
-            f"unknown kind of notice: {', '.join(unknown)} (known: {', '.join(core.KINDS)})",
-            "kind",
-        )
+    chosen = checked_kinds(kinds, "kind")
     return m.WebhookEndpoint.objects.create(
         organisation=org, url=url, secret=new_secret(), kinds=chosen
     )
@@ -280,3 +273,18 @@ def remove_endpoint(endpoint_id: int) -> None:
     deleted, _ = m.WebhookEndpoint.objects.filter(pk=endpoint_id).delete()
     if not deleted:
         raise ServiceError(ErrorCode.NOT_FOUND, f"no webhook {endpoint_id}", "id")
+
+
+def checked_kinds(kinds: Iterable[str] | None, path: str) -> list[str] | None:
+    """Kinds of notice as chosen (sorted, once each; None: every kind), each one known."""
+    from pitchpass.web.errors import ErrorCode, ServiceError
+
+    chosen = None if kinds is None else sorted(set(kinds))
+    unknown = sorted(set(chosen or ()) - set(core.KINDS))
+    if unknown:
+        raise ServiceError(
+            ErrorCode.INVALID,
+            f"unknown kind of notice: {', '.join(unknown)} (known: {', '.join(core.KINDS)})",
+            path,
+        )
+    return chosen
