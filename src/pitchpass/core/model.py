@@ -125,10 +125,23 @@ DEFAULT_PHASES = (
 
 
 @dataclass(frozen=True)
+class MatchDay:
+    """The desk's match-day rules (docs/scenario-extensions.md, "Match day"): a crew not
+    checked in `release_before` minutes before its first phase loses its place; a crew
+    promoted from the waitlist has `accept_within` minutes to accept; `no_show_limit`
+    no-shows in a competition refuse the organisation's next request (0: never)."""
+
+    release_before: int = 5
+    accept_within: int = 30
+    no_show_limit: int = 2
+
+
+@dataclass(frozen=True)
 class Policy:
     deadline: timedelta = timedelta(days=5)
     within_tier: Mode = Mode.MOST_GRANTED
     tiers: tuple[Tier, ...] = DEFAULT_TIERS
+    match_day: MatchDay = MatchDay()
 
 
 @dataclass(frozen=True)

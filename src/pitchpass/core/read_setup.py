@@ -5,8 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from pitchpass.core.codes import Mode
+from pitchpass.core.doors import OPENS_BEFORE
 from pitchpass.core.fields import Reader
-from pitchpass.core.model import DEFAULT_PHASES, Competition, Organisation, Phase, Policy, Tier
+from pitchpass.core.model import (
+    DEFAULT_PHASES,
+    Competition,
+    MatchDay,
+    Organisation,
+    Phase,
+    Policy,
+    Tier,
+)
 from pitchpass.core.problems import did_you_mean
 
 VERSION = 1
@@ -76,7 +85,9 @@ def policy(reader: Reader, top: dict[str, Any], org_ids: list[str]) -> Policy:
     default = Policy()
     if top.get("policy") is None:
         return default
-    item = reader.mapping(top["policy"], "policy", ("deadline", "within_tier", "tiers"))
+    item = reader.mapping(
+        top["policy"], "policy", ("deadline", "within_tier", "tiers", "match_day")
+    )
     if item is None:
         return default
     deadline = reader.duration(item, "deadline", "policy", default.deadline)
@@ -95,7 +106,42 @@ def policy(reader: Reader, top: dict[str, Any], org_ids: list[str]) -> Policy:
     tiers = default.tiers
     if item.get("tiers") is not None:
         tiers = tuple(_tiers(reader, item, org_ids))
-    return Policy(deadline, mode, tiers)
+    return Policy(deadline, mode, tiers, _match_day(reader, item))
+
+
+# A crew is released only after its door has opened (core/doors.py): it could check in.
+DOORS_OPEN = OPENS_BEFORE
+MAX_ACCEPT = 24 * 60
+
+
+def _match_day(reader: Reader, policy: dict[str, Any]) -> MatchDay:
+    default = MatchDay()
+    if policy.get("match_day") is None:
+        return default
+    path = "policy.match_day"
+    item = reader.mapping(
+        policy["match_day"], path, ("release_before", "accept_within", "no_show_limit")
+    )
+    if item is None:
+        return default
+    release = reader.integer(item, "release_before", path, 0, default.release_before)
+    if release is not None and release >= DOORS_OPEN:
+        reader.problem(
+            f"{path}.release_before",
+            f"must be less than {DOORS_OPEN}, not {release}: a door opens {DOORS_OPEN} minutes"
+            " before its phase, and a crew must be able to check in before it loses its place",
+        )
+        release = None
+    accept = reader.integer(item, "accept_within", path, 1, default.accept_within)
+    if accept is not None and accept > MAX_ACCEPT:
+        reader.problem(f"{path}.accept_within", f"must be at most {MAX_ACCEPT}, not {accept}")
+        accept = None
+    limit = reader.integer(item, "no_show_limit", path, 0, default.no_show_limit)
+    return MatchDay(
+        default.release_before if release is None else release,
+        default.accept_within if accept is None else accept,
+        default.no_show_limit if limit is None else limit,
+    )
 
 
 def _tiers(reader: Reader, policy: dict[str, Any], org_ids: list[str]) -> list[Tier]:

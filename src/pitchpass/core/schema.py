@@ -104,6 +104,14 @@ def scenario_schema() -> dict[str, Any]:
                         "type": "array",
                         "items": _object({"name": _ID, "rule": tier_rule}, ["name", "rule"]),
                     },
+                    "match_day": _object(
+                        {
+                            "release_before": {"type": "integer", "minimum": 0, "maximum": 14},
+                            "accept_within": {"type": "integer", "minimum": 1, "maximum": 1440},
+                            "no_show_limit": {"type": "integer", "minimum": 0},
+                        },
+                        [],
+                    ),
                 },
                 [],
             ),

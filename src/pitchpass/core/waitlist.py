@@ -1,0 +1,160 @@
+"""Match day after publishing (docs/scenario-extensions.md, "Match day"): the waitlist,
+deciding it again against the places freed, the offer's time to accept, the no-show
+release and the no-show bar. Pure: the adapters give the requests, the scans and the
+clock (as minutes after kick-off, or as moments)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from pitchpass.core.codes import Status
+from pitchpass.core.decide import MatchResult, decide_match
+from pitchpass.core.doors import IN, Scan
+from pitchpass.core.model import Phase, Request, Scenario
+from pitchpass.core.policy import club_names, ineligibility, tier_of
+
+
+@dataclass(frozen=True)
+class Waiting:
+    request: str
+    by: str
+    tier: str
+    place: int  # 1: the next to be offered a place, as the policy orders them
+
+
+def still_wanted(request: Request, plan: Sequence[Phase], minute: float) -> bool:
+    """Whether some phase of the request has not ended yet at `minute`."""
+    ends = {p.id: p.end for p in plan}
+    return any(ends[p] > minute for p in request.phases)
+
+
+def waitlist(
+    scenario: Scenario, match_id: str, waiting: Iterable[str], minute: float | None = None
+) -> list[Waiting]:
+    """The requests of `waiting` that a freed place could go to, in the policy's order
+    (tier, then the time sent, then the id): those the deadline, a closed zone or a
+    missing consent refuse are not on it, nor (with `minute`) one whose phases are over."""
+    match = scenario.match(match_id)
+    venue = scenario.venue(match.venue)
+    names = club_names(scenario, match)
+    wanted = set(waiting)
+    ranked = []
+    for r in scenario.requests_of(match_id):
+        if r.id not in wanted or r.locked:
+            continue
+        if ineligibility(r, match, venue, scenario.policy, names):
+            continue
+        if minute is not None and not still_wanted(r, scenario.phases, minute):
+            continue
+        organisation = scenario.organisation(r.by)
+        rank, tier = tier_of(r, organisation, match, scenario.policy, scenario.competition.partners)
+        ranked.append(((rank, r.submitted, r.id), r, tier))
+    ranked.sort(key=lambda item: item[0])
+    return [Waiting(r.id, r.by, tier, n) for n, (_, r, tier) in enumerate(ranked, 1)]
+
+
+@dataclass(frozen=True)
+class Promotion:
+    promoted: tuple[str, ...]  # offered a place now, in the policy's order
+    result: MatchResult  # the held requests and the waitlist, decided
+
+
+def promote(
+    scenario: Scenario,
+    match_id: str,
+    held: Iterable[str],
+    waiting: Iterable[str],
+    minute: float | None = None,
+) -> Promotion:
+    """Decide the waitlist again against the places left: every `held` request (published
+    grants, offers not yet answered) locked, never taken back; the requests still on the
+    waitlist deciding as SCENARIO.md says; every other request of the match left out."""
+    keep = set(held)
+    listed = waitlist(scenario, match_id, waiting, minute)
+    compete = {w.request for w in listed}
+    requests = tuple(
+        dataclasses.replace(r, locked=True) if r.id in keep else r
+        for r in scenario.requests
+        if r.match != match_id or r.id in keep or r.id in compete
+    )
+    result = decide_match(dataclasses.replace(scenario, requests=requests), match_id)
+    granted = {d.request.id for d in result.decisions if d.status is Status.GRANTED}
+    return Promotion(tuple(w.request for w in listed if w.request in granted), result)
+
+
+def first_start(request: Request, plan: Sequence[Phase]) -> float:
+    starts = {p.id: p.start for p in plan}
+    return min(starts[p] for p in request.phases)
+
+
+def offer_until(
+    request: Request, plan: Sequence[Phase], minute: float, accept_within: int
+) -> float:
+    """The minute by which a crew offered a place at `minute` must accept: `accept_within`
+    minutes later, and no later than the end of the first of its phases still to come."""
+    ends = sorted(p.end for p in plan if p.id in request.phases and p.end > minute)
+    latest = ends[0] if ends else minute
+    return min(minute + accept_within, latest)
+
+
+def release_minute(request: Request, plan: Sequence[Phase], release_before: int) -> float:
+    """When a published grant whose crew has not checked in loses its place."""
+    return first_start(request, plan) - release_before
+
+
+def checked_in(request_id: str, scans: Iterable[Scan], by_minute: float) -> bool:
+    """Whether one of the crew went in at a door (an admitted scan in) by `by_minute`."""
+    return any(
+        s.request == request_id and s.direction == IN and s.minute <= by_minute for s in scans
+    )
+
+
+def no_shows(
+    grants: Iterable[Request],
+    plan: Sequence[Phase],
+    scans: Sequence[Scan],
+    minute: float,
+    release_before: int,
+) -> list[str]:
+    """The published grants (in the order given) whose release minute has come by `minute`
+    and none of whose crew went in at any door by then: they lose their places."""
+    out = []
+    for r in grants:
+        at = release_minute(r, plan, release_before)
+        if at <= minute and not checked_in(r.id, scans, at):
+            out.append(r.id)
+    return out
+
+
+NO_SHOW, REQUEST = "no-show", "request"
+
+
+@dataclass(frozen=True)
+class Event:
+    """A no-show of an organisation, or a request it sent, at a moment of its season."""
+
+    by: str
+    moment: datetime
+    kind: str  # NO_SHOW | REQUEST
+    request: str
+
+
+def barred(events: Iterable[Event], limit: int) -> dict[str, int]:
+    """The requests refused for their organisation's no-shows (id -> how many): once an
+    organisation has had `limit` no-shows, the next request it sends is refused and the
+    count starts again. At one moment a no-show comes before a request; 0: never."""
+    if limit <= 0:
+        return {}
+    order = {NO_SHOW: 0, REQUEST: 1}
+    count: dict[str, int] = {}
+    out: dict[str, int] = {}
+    for event in sorted(events, key=lambda e: (e.moment, order[e.kind], e.request)):
+        if event.kind == NO_SHOW:
+            count[event.by] = count.get(event.by, 0) + 1
+        elif count.get(event.by, 0) >= limit:
+            out[event.request] = count[event.by]
+            count[event.by] = 0
+    return out

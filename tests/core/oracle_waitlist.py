@@ -1,0 +1,108 @@
+"""A naive oracle for the match-day rules (the waitlist, its promotion, no-shows and the
+no-show bar), written only from docs/scenario-extensions.md ("Match day") on top of the
+SCENARIO.md oracle (oracle.py), independently of ``pitchpass.core``. Plain dicts in."""
+
+from __future__ import annotations
+
+import copy
+from datetime import datetime
+from typing import Any
+
+try:
+    from .oracle import (
+        eligibility_reasons,
+        oracle_decide,
+        phases_of,
+        tier_of,
+        to_datetime,
+        venue_of,
+    )
+except ImportError:  # tests/core is not a package: pytest puts it on sys.path
+    from oracle import (  # type: ignore[no-redef]
+        eligibility_reasons,
+        oracle_decide,
+        phases_of,
+        tier_of,
+        to_datetime,
+        venue_of,
+    )
+
+Doc = dict[str, Any]
+
+
+def _match(doc: Doc, match_id: str) -> dict[str, Any]:
+    return next(m for m in doc["matches"] if m["id"] == match_id)
+
+
+def oracle_waitlist(doc: Doc, match_id: str, waiting: list[str], minute: float | None) -> list[str]:
+    """The ids on the waitlist, in its order."""
+    match = _match(doc, match_id)
+    zones = {z["id"]: z for z in venue_of(match, doc)["zones"]}
+    ends = {p["id"]: p["end"] for p in phases_of(doc)}
+    on = []
+    for r in doc.get("requests") or []:
+        if r["match"] != match_id or r["id"] not in waiting or r.get("locked"):
+            continue
+        if eligibility_reasons(r, match, zones, doc):
+            continue
+        if minute is not None and all(ends[p] <= minute for p in r["phases"]):
+            continue
+        on.append(r)
+    on.sort(key=lambda r: (tier_of(r["by"], match, doc)[0], to_datetime(r["submitted"]), r["id"]))
+    return [r["id"] for r in on]
+
+
+def oracle_promote(
+    doc: Doc, match_id: str, held: list[str], waiting: list[str], minute: float | None
+) -> list[str]:
+    """The ids promoted, in the waitlist's order."""
+    listed = oracle_waitlist(doc, match_id, waiting, minute)
+    again = copy.deepcopy(doc)
+    kept = []
+    for r in again.get("requests") or []:
+        if r["match"] != match_id:
+            kept.append(r)
+        elif r["id"] in held:
+            kept.append({**r, "locked": True})
+        elif r["id"] in listed:
+            kept.append(r)
+    again["requests"] = kept
+    result = oracle_decide(again)
+    mine = next(m for m in result["matches"] if m["match"] == match_id)
+    granted = {d["request"] for d in mine["decisions"] if d["status"] == "granted"}
+    return [rid for rid in listed if rid in granted]
+
+
+def oracle_no_shows(
+    doc: Doc, grants: list[dict[str, Any]], scans: list[dict[str, Any]], minute: float, before: int
+) -> list[str]:
+    """scans: {"request", "direction", "minute"}, admitted ones."""
+    starts = {p["id"]: p["start"] for p in phases_of(doc)}
+    out = []
+    for r in grants:
+        release = min(starts[p] for p in r["phases"]) - before
+        if release > minute:
+            continue
+        came = [s for s in scans if s["request"] == r["id"] and s["direction"] == "in"]
+        if not [s for s in came if s["minute"] <= release]:
+            out.append(r["id"])
+    return out
+
+
+def oracle_barred(events: list[tuple[str, datetime, str, str]], limit: int) -> dict[str, int]:
+    """events: (by, moment, "no-show" | "request", request id)."""
+    if limit == 0:
+        return {}
+    out: dict[str, int] = {}
+    for by in sorted({e[0] for e in events}):
+        mine = sorted(
+            (e for e in events if e[0] == by), key=lambda e: (e[1], e[2] != "no-show", e[3])
+        )
+        count = 0
+        for _, _, kind, request in mine:
+            if kind == "no-show":
+                count += 1
+            elif count >= limit:
+                out[request] = count
+                count = 0
+    return out
