@@ -340,6 +340,40 @@ def worker(
     run(interval, batch)
 
 
+@app.command("match-day")
+def match_day(
+    match: Annotated[str, typer.Argument(help="The match's id.", show_default=False)],
+    at: Annotated[
+        float | None,
+        typer.Option(
+            "--at",
+            min=-10_000,
+            max=10_000,
+            help="Minutes after kick-off to act at (a rehearsal); default: now.",
+        ),
+    ] = None,
+) -> None:
+    """Do what is due on the match day now (the worker does it by itself at each moment):
+    offers not answered in time lapse, crews not checked in by their release time lose
+    their places, and places freed go to the waitlist. With --at, as at that minute."""
+    _database()
+    from django.utils import timezone
+
+    from pitchpass.web.persistence import models as m
+    from pitchpass.web.services import waitlist
+
+    row = m.Match.objects.filter(key=match).first()
+    if row is None:
+        err.print(f'error no match "{match}"')
+        raise typer.Exit(EXIT_BAD_INPUT)
+    now = timezone.now() if at is None else waitlist.moment_of(row, at)
+    done = waitlist.tend(match, now)
+    out.print(f"{match} at minute {waitlist.minute_of(row, now):+.0f}:")
+    out.print(f"  released (not checked in): {', '.join(done.released) or 'none'}")
+    out.print(f"  offers lapsed: {', '.join(done.lapsed) or 'none'}")
+    out.print(f"  offered a place from the waitlist: {', '.join(done.promoted) or 'none'}")
+
+
 def _check_port(port: int) -> None:
     import socket
 

@@ -78,10 +78,11 @@ def oracle_no_shows(
 ) -> list[str]:
     """scans: {"request", "direction", "minute"}, admitted ones."""
     starts = {p["id"]: p["start"] for p in phases_of(doc)}
+    ends = {p["id"]: p["end"] for p in phases_of(doc)}
     out = []
     for r in grants:
         release = min(starts[p] for p in r["phases"]) - before
-        if release > minute:
+        if release > minute or max(ends[p] for p in r["phases"]) <= minute:
             continue
         came = [s for s in scans if s["request"] == r["id"] and s["direction"] == "in"]
         if not [s for s in came if s["minute"] <= release]:

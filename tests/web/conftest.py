@@ -1,6 +1,12 @@
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
+
+ROOT = Path(__file__).parents[2]
+SEED = "mun-mci-2017-12-10"
 
 
 @pytest.fixture(autouse=True)
@@ -34,3 +40,32 @@ def _rates_for_tests(settings: pytest.FixtureRequest) -> None:
     settings.PITCHPASS_API_WRITE_RATE = "100000/m"  # type: ignore[attr-defined]
     settings.PITCHPASS_API_BAD_TOKEN_RATE = "100000/m"  # type: ignore[attr-defined]
     cache.clear()
+
+
+@pytest.fixture
+def desk() -> dict[str, Any]:
+    """The seed match loaded, decided and published by the home officer, with an API client
+    for the officer, the away officer, the documentary crew, BT Sport and a steward."""
+    from django.test import Client
+
+    from pitchpass.core.parse import parse_text
+    from pitchpass.web.persistence import store
+    from pitchpass.web.services.accounts import do_add_user, do_create_token
+
+    path = ROOT / "scenarios" / "manchester-derby-2017.yaml"
+    store.load(parse_text(path.read_text(), str(path)))
+    users = {
+        "officer": ("officer", "man-united"),
+        "away": ("officer", "man-city"),
+        "docs": ("media", "man-city-documentary"),
+        "bt": ("media", "bt-sport"),
+        "steward": ("steward", None),
+    }
+    clients = {}
+    for name, (role, org) in users.items():
+        do_add_user(name, role, org, "pw-for-tests-only-7")
+        clients[name] = Client(HTTP_AUTHORIZATION=f"Bearer {do_create_token(name)}")
+    for step in ("decide", "publish"):
+        answer = clients["officer"].post(f"/api/matches/{SEED}/{step}")
+        assert answer.status_code == 200, answer.content
+    return clients

@@ -168,6 +168,9 @@ def competition_form(competition: m.Competition, drop_phase: str = "") -> dict[s
         "partners": [p.pk for p in competition.partners.all()],
         "deadline": competition.deadline,
         "within_tier": competition.within_tier,
+        "release_before": competition.release_before,
+        "accept_within": competition.accept_within,
+        "no_show_limit": competition.no_show_limit,
     }
     for prefix, rows, fields in (
         ("tiers", list(competition.tiers.all()), ("name", "rule", "position")),
@@ -200,6 +203,16 @@ def test_a_deadline_that_closes_requests_at_once_is_saved_with_a_warning(admin_c
     m.Match.objects.update(kickoff=timezone.now() + timedelta(days=3))  # closed already
     again = admin_client.post(url, competition_form(competition) | {"deadline": "6d"}, follow=True)
     assert "are now closed" not in again.content.decode()
+
+
+def test_admin_refuses_a_release_time_the_core_refuses(admin_client) -> None:
+    """The match-day fields are checked by the core's own rule (docs/scenario-extensions.md):
+    a crew released before its door opens is refused with the core's message."""
+    competition = m.Competition.objects.get()
+    url = f"/admin/pitchpass/competition/{competition.pk}/change/"
+    page = admin_client.post(url, competition_form(competition) | {"release_before": 20})
+    assert "must be less than 15" in page.content.decode()
+    assert m.Competition.objects.get().release_before == 5
 
 
 def test_admin_refuses_removing_a_phase_that_zones_name(admin_client) -> None:

@@ -13,38 +13,13 @@ from typing import Any
 import pytest
 from django.test import Client
 from django.utils import timezone
-from test_workflow_api import ROOT
 
-from pitchpass.core.parse import parse_text
 from pitchpass.web.persistence import models as m
-from pitchpass.web.persistence import store
 from pitchpass.web.services import doors
-from pitchpass.web.services.accounts import do_add_user, do_create_token
 
 pytestmark = pytest.mark.django_db
 
 SEED = "mun-mci-2017-12-10"
-
-
-@pytest.fixture
-def desk() -> dict[str, Client]:
-    path = ROOT / "scenarios" / "manchester-derby-2017.yaml"
-    store.load(parse_text(path.read_text(), str(path)))
-    users = {
-        "officer": ("officer", "man-united"),
-        "away": ("officer", "man-city"),
-        "docs": ("media", "man-city-documentary"),
-        "bt": ("media", "bt-sport"),
-        "steward": ("steward", None),
-    }
-    clients = {}
-    for name, (role, org) in users.items():
-        do_add_user(name, role, org, "pw-for-tests-only-7")
-        clients[name] = Client(HTTP_AUTHORIZATION=f"Bearer {do_create_token(name)}")
-    for step in ("decide", "publish"):
-        answer = clients["officer"].post(f"/api/matches/{SEED}/{step}")
-        assert answer.status_code == 200, answer.content
-    return clients
 
 
 def _passes(client: Client) -> Any:

@@ -120,11 +120,12 @@ def no_shows(
     release_before: int,
 ) -> list[str]:
     """The published grants (in the order given) whose release minute has come by `minute`
-    and none of whose crew went in at any door by then: they lose their places."""
+    and none of whose crew went in at any door by then: they lose their places, while one
+    of their phases has not ended (a place after its phases is of no use to anyone)."""
     out = []
     for r in grants:
         at = release_minute(r, plan, release_before)
-        if at <= minute and not checked_in(r.id, scans, at):
+        if at <= minute and still_wanted(r, plan, minute) and not checked_in(r.id, scans, at):
             out.append(r.id)
     return out
 

@@ -593,6 +593,15 @@ class PassAdmin(ReadOnly):
     search_fields = ("code", "request__key")
 
 
+@admin.register(m.Offer)
+class OfferAdmin(ReadOnly):
+    """Places offered from the waitlist (services/waitlist.py) and how each was answered."""
+
+    list_display = ("request", "state", "made", "until", "answered", "by")
+    list_filter = ("state",)
+    search_fields = ("request__key",)
+
+
 @admin.register(m.Scan)
 class ScanAdmin(ReadOnly):
     """Every scan at a zone door: who, where, when, with what result."""

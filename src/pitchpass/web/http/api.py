@@ -41,14 +41,16 @@ from pitchpass.web.http.schemas import (
     DecisionsOut,
     MatchOut,
     NoticeOut,
+    OfferOut,
     PassOut,
     PublishedOut,
     RequestOut,
     RevokedOut,
+    WaitlistOut,
     WhatIfOut,
     answers,
 )
-from pitchpass.web.services import accounts, doors, entries, notices, retries
+from pitchpass.web.services import accounts, doors, entries, notices, retries, waitlist
 from pitchpass.web.services import decisions as deciding
 
 
@@ -499,6 +501,34 @@ class CheckInIn(Schema):
 def check_in(request: HttpRequest, match: str, body: CheckInIn) -> dict[str, Any]:
     user = request.auth  # type: ignore[attr-defined]
     return doors.do_check_in(user, match, body.dict(), timezone.now())
+
+
+@api.get(
+    "/matches/{match}/waitlist",
+    response=answers({200: WaitlistOut}),
+    summary="The waitlist and the places offered from it (media: their own)",
+)
+def get_waitlist(request: HttpRequest, match: str) -> dict[str, Any]:
+    return waitlist.waitlist_for(request.auth, match, timezone.now())  # type: ignore[attr-defined]
+
+
+class AnswerIn(Schema):
+    """The answer to a place offered from the waitlist: true takes it, false passes it on."""
+
+    accept: StrictBool
+
+
+@api.post(
+    "/matches/{match}/offers/{request_id}",
+    response=answers({200: OfferOut}),
+    summary="Accept or decline the place offered to a request (its organisation)",
+    throttle=throttles.WRITES,
+)
+def answer_offer(
+    request: HttpRequest, match: str, request_id: str, body: AnswerIn
+) -> dict[str, Any]:
+    user = request.auth  # type: ignore[attr-defined]
+    return waitlist.answer(user, match, request_id, body.accept, timezone.now())
 
 
 @api.get(

@@ -22,7 +22,7 @@ from pitchpass.core.codes import Status
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.http.forms import IncidentForm, OverrideForm, ReasonForm, RequestForm
 from pitchpass.web.http.pages import context, page_404, render_board, room_hint, user_of
-from pitchpass.web.services import decisions, entries, notices, sent_forms, views
+from pitchpass.web.services import decisions, entries, notices, sent_forms, views, waitlist
 
 
 def _on_board(request: HttpRequest, match_key: str, act: Callable[[], str]) -> HttpResponse:
@@ -328,3 +328,18 @@ def choose_notices(request: HttpRequest) -> HttpResponse:
         f"you hear of {', '.join(kinds)}" if kinds else "you hear of nothing"
     )))  # fmt: skip
     return redirect("pitchpass:notices")
+
+
+@login_required
+@post_only
+def answer_offer(request: HttpRequest, match_key: str, request_id: str) -> HttpResponse:
+    """Accept or decline the place offered from the waitlist (the buttons of the board)."""
+    accept = request.POST.get("answer") == "accept"
+
+    def act() -> str:
+        waitlist.answer(user_of(request), match_key, request_id, accept, timezone.now())
+        if accept:
+            return f"{request_id}: place accepted. Its pass is on the Passes page."
+        return f"{request_id}: place declined; it goes to the next on the waitlist."
+
+    return _on_board(request, match_key, act)

@@ -97,6 +97,27 @@ class CheckInOut(Out):
     request: str | None = None
 
 
+class OfferOut(Out):
+    """A place offered from the waitlist: `state` open, accepted, declined or lapsed."""
+
+    request: str
+    state: str
+    made: str
+    until: str
+
+
+class WaitingOut(Out):
+    request: str
+    by: str
+    tier: str
+    place: int  # 1: the next a freed place goes to, in the policy's order
+
+
+class WaitlistOut(Out):
+    waitlist: list[WaitingOut]
+    offers: list[OfferOut]
+
+
 class Created(Out):
     id: str
 
@@ -156,10 +177,24 @@ class DecisionsOut(DecideOut):
     waiting: list[str]
 
 
+class PresentOut(Out):
+    """A crew the zone doors counted inside at the incident's minute; `id` null for
+    another organisation's crew."""
+
+    id: str | None
+    org: str | None
+
+
+class CoverageIncidentOut(CoveredOut):
+    """`covered_by`: what the plan says; `present`: who the doors counted there."""
+
+    present: list[PresentOut]
+
+
 class CoverageOut(Out):
     match: str
     if_decided_now: bool
-    incidents: list[CoveredOut]
+    incidents: list[CoverageIncidentOut]
 
 
 class ChangeOut(Out):

@@ -29,6 +29,7 @@ page_patterns = (
         path(f"{one}consent/", page_actions.consent, name="consent"),
         path(f"{one}withdraw/", page_actions.withdraw, name="withdraw"),
         path(f"{one}change/", page_actions.change_request, name="change-request"),
+        path(f"{one}offer/", page_actions.answer_offer, name="answer-offer"),
     ],
     "pitchpass",
 )

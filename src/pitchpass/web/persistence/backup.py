@@ -44,6 +44,7 @@ KEPT = (
     "pitchpass.webhookdelivery",
     "pitchpass.pass",
     "pitchpass.scan",
+    "pitchpass.offer",
     "axes.accessattempt",
 )
 

@@ -49,6 +49,12 @@ class Competition(models.Model):
     partners = models.ManyToManyField(Organisation, blank=True, related_name="partner_of")
     deadline = models.CharField(max_length=20, default="5d")  # Nm, Nh or Nd
     within_tier = models.CharField(max_length=20, choices=MODES, default="most-granted")
+    # Match day (docs/scenario-extensions.md): minutes before a grant's first phase that an
+    # absent crew is released, minutes a promoted crew has to accept, no-shows that refuse
+    # an organisation's next request (0: never).
+    release_before = models.PositiveIntegerField(default=5)
+    accept_within = models.PositiveIntegerField(default=30)
+    no_show_limit = models.PositiveIntegerField(default=2)
 
     def __str__(self) -> str:
         return self.name
@@ -195,6 +201,9 @@ class Request(models.Model):
     # What its organisation was last told of it when published ({"status", "reasons"}), so
     # that a refusal published again alike is not told twice (core/notices.py).
     told = models.JSONField(null=True, blank=True, default=None)
+    # Released at its release time because none of its crew had checked in (also sets
+    # `revoked`): counted against its organisation (the no-show bar).
+    no_show = models.DateTimeField(null=True, blank=True, default=None)
 
     class Meta:
         ordering = ["match", "position"]
@@ -344,6 +353,7 @@ class DecisionRun(models.Model):
     made_by = models.ForeignKey(
         "auth.User", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    published = models.DateTimeField(null=True, blank=True, default=None)  # its grants locked
 
     class Meta:
         ordering = ["match", "number"]
@@ -558,3 +568,23 @@ class PassSheet(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["match", "scope"], name="one_sheet_a_scope")]
+
+
+class Offer(models.Model):
+    """A place offered from the waitlist (core/waitlist.py): open until `until`, then
+    accepted (the request is a published grant), declined or lapsed (off the waitlist)."""
+
+    OPEN, ACCEPTED, DECLINED, LAPSED = "open", "accepted", "declined", "lapsed"
+    STATES = [(s, s) for s in (OPEN, ACCEPTED, DECLINED, LAPSED)]
+
+    request = models.OneToOneField(Request, on_delete=models.CASCADE, related_name="offer")
+    made = models.DateTimeField()
+    until = models.DateTimeField()
+    state = models.CharField(max_length=10, choices=STATES, default=OPEN)
+    answered = models.DateTimeField(null=True, blank=True)
+    by = models.ForeignKey(
+        "auth.User", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    def __str__(self) -> str:
+        return f"offer of {self.request_id}: {self.state}"

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.db.models import F, ProtectedError, QuerySet
 
 from pitchpass.core import Problem, Scenario, ScenarioInvalid, check_document, load_document
-from pitchpass.core.model import DEFAULT_PHASES, Phase
+from pitchpass.core.model import DEFAULT_PHASES, MatchDay, Phase
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import rows
 from pitchpass.web.persistence.audit import COMMAND_LINE, audit
@@ -256,6 +256,9 @@ def _competition(
             "name": scenario.competition.name,
             "deadline": str(policy.get("deadline") or "5d").strip(),
             "within_tier": scenario.policy.within_tier.value,
+            "release_before": scenario.policy.match_day.release_before,
+            "accept_within": scenario.policy.match_day.accept_within,
+            "no_show_limit": scenario.policy.match_day.no_show_limit,
         },
     )
     competition.partners.set([orgs[p] for p in sorted(scenario.competition.partners)])
@@ -433,6 +436,7 @@ def export(match_key: str, entries: bool = True) -> dict[str, Any]:
             **({"deadline": competition.deadline} if competition.deadline else {}),  # default
             "within_tier": competition.within_tier,
             "tiers": [{"name": t.name, "rule": t.rule} for t in tiers],
+            **_match_day(competition),
         },
         "phases": [
             {"id": p.key, "start": _number(p.start), "end": _number(p.end)}
@@ -618,3 +622,15 @@ def _number(value: float) -> float | int:
 
 def match_keys() -> list[str]:
     return list(m.Match.objects.values_list("key", flat=True))
+
+
+def _match_day(competition: m.Competition) -> dict[str, Any]:
+    """The policy's match_day, when not the defaults (a file without it reads the same)."""
+    given = {
+        "release_before": competition.release_before,
+        "accept_within": competition.accept_within,
+        "no_show_limit": competition.no_show_limit,
+    }
+    default = MatchDay()
+    same = given == {k: getattr(default, k) for k in given}
+    return {} if same else {"match_day": given}

@@ -13,6 +13,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from pitchpass.core import (
     Changes,
@@ -46,7 +47,7 @@ from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence.audit import audit
 from pitchpass.web.persistence.changes import changed, check_text
-from pitchpass.web.services import access, notices
+from pitchpass.web.services import access, doors, notices, waitlist
 from pitchpass.web.services.access import check_manages, managed
 from pitchpass.web.services.snapshot import lasting, once, requests_of, scenario_of
 
@@ -227,7 +228,10 @@ def do_publish(user: User, match_key: str) -> list[str]:
         changed(match)
         notices.after_publish(match, run, newly)
         # The run stays current: publishing locked its own grants and changed no decision.
-        m.DecisionRun.objects.filter(pk=run.pk).update(version=match.version)
+        m.DecisionRun.objects.filter(pk=run.pk).update(
+            version=match.version, published=timezone.now()
+        )
+        waitlist.soon(match)  # the worker keeps the release times and the waitlist
         audit(
             user,
             "publish",
@@ -259,6 +263,7 @@ def do_revoke(user: User, match_key: str, request_id: str, reason: str) -> None:
         # Out of every decision from now on: the run's decision of it no longer counts.
         m.Request.objects.filter(pk=row.pk).update(changed_in=match.version)
         notices.after_revoke(match, row, reason.strip())
+        waitlist.soon(match)  # its places go to the waitlist
         audit(
             user, "revoke", match, request_id, {"locked": True}, {"locked": False, "reason": reason}
         )
@@ -281,13 +286,35 @@ def coverage(user: User, match_key: str) -> dict[str, Any]:
         return {
             "match": match.key,
             "if_decided_now": run is None or run.version != match.version,
-            "incidents": standing(match)["incidents"],
+            "incidents": _with_present(user, match, standing(match)["incidents"]),
         }
+    incidents = _hide_others(user, match, _as_known(user, match, run))
     return {
         "match": match.key,
         "if_decided_now": run is None,
-        "incidents": _hide_others(user, match, _as_known(user, match, run)),
+        "incidents": _with_present(user, match, incidents),
     }
+
+
+def _with_present(
+    user: User, match: m.Match, incidents: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Each incident with `present`: the crews with cameras the zone doors counted inside
+    its zone at its minute (core/doors.py), beside the plan's `covered_by`. Another
+    organisation's crew is named by its organisation only, as in `covered_by`."""
+    minutes = {i.id: i.minute for i in scenario_of(match).incidents_of(match.key)}
+    everything = access.manages(user, match)
+    own = set() if everything else {r.key for r in access.seen_list(user, match)}
+    orgs = dict(match.requests.values_list("key", "by__key"))
+    out = []
+    for incident in incidents:
+        minute = minutes.get(incident["incident"])
+        there = [] if minute is None else doors.present_at(match, incident["zone"], minute)
+        present = [
+            {"id": key if everything or key in own else None, "org": orgs.get(key)} for key in there
+        ]
+        out.append({**incident, "present": present})
+    return out
 
 
 def _as_known(user: User, match: m.Match, run: m.DecisionRun | None) -> list[dict[str, Any]]:
@@ -660,6 +687,8 @@ def policy_of(match: m.Match) -> dict[str, Any]:
         "within_tier": policy.within_tier.value,
         "most_granted": policy.within_tier is Mode.MOST_GRANTED,
         "deadline": _in_words(policy.deadline),
+        "release_before": policy.match_day.release_before,
+        "accept_within": policy.match_day.accept_within,
     }
 
 

@@ -323,6 +323,11 @@ def scans_at(user: User, match_key: str, zone: str, limit: int = 20) -> list[m.S
     return list(m.Scan.objects.filter(match=match, zone=zone).order_by("-scanned", "-id")[:limit])
 
 
+def any_admitted(match: m.Match) -> bool:
+    """Whether a zone door of the match has let anyone in."""
+    return m.Scan.objects.filter(match=match, result="admitted").exists()
+
+
 def present_at(match: m.Match, zone: str, minute: float) -> list[str]:
     """The crews with cameras inside `zone` at `minute`, as the doors counted them."""
     filming = [

@@ -33,7 +33,7 @@ from pitchpass.web.persistence.changes import (
     lock_match,
     stored_invalid,
 )
-from pitchpass.web.services import access, decisions, notices
+from pitchpass.web.services import access, decisions, notices, waitlist
 from pitchpass.web.services.access import check_manages
 from pitchpass.web.services.snapshot import lasting, plan_of, scenario_of
 
@@ -435,8 +435,11 @@ def do_withdraw_request(user: User, match_key: str, request_id: str, now: dateti
         if who.role != "admin":
             _check_deadline(match, now)
         before = store.request_json(match.key, row)
+        offered = m.Offer.objects.filter(request=row, state=m.Offer.OPEN).exists()
         row.delete()
         changed(match)
+        if offered:  # the places its offer held go on down the waitlist
+            waitlist.soon(match)
         audit(user, "withdraw", match, request_id, before, None)
 
 

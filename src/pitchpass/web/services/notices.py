@@ -151,6 +151,15 @@ def after_revoke(match: m.Match, row: m.Request, reason: str) -> None:
     batch.close()
 
 
+def promoted(match: m.Match, row: m.Request, until: str) -> None:
+    """Tell an organisation that a place freed up for its request: it has until `until`."""
+    batch = Batch(match)
+    text = _line(row, _HEADS[core.PROMOTED]) + f": accept by {until}, or it goes to the next"
+    data = {**_about(row), "status": "offered", "until": until}
+    batch.add(core.PROMOTED, row.by_id, row.key, text, data)
+    batch.close()
+
+
 def consent_asked(match: m.Match, row: m.Request, club: m.Organisation) -> None:
     """Tell the club whose own room a new request is for that its consent is asked. The
     club learns the request (it is theirs to consent to, as the board shows them)."""

@@ -19,7 +19,7 @@ from pitchpass.core.policy import occupant_club
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
-from pitchpass.web.services import access, board, decisions, entries
+from pitchpass.web.services import access, board, decisions, doors, entries, waitlist
 from pitchpass.web.services.snapshot import document_of, plan_of, requests_of
 
 
@@ -177,6 +177,7 @@ class IncidentLine:
     what: str
     covered_by: list[dict[str, Any]]
     missed: list[dict[str, Any]] = field(default_factory=list)
+    present: list[dict[str, Any]] = field(default_factory=list)  # as the doors counted
 
 
 @dataclass
@@ -202,6 +203,8 @@ class Board:
     open: bool
     access: list[dict[str, Any]] | None
     broken: ServiceError | None  # the match as stored does not decide: why
+    match_day: dict[str, Any] | None  # the waitlist and the places offered from it
+    scanned: bool  # a zone door has checked someone in: incidents say who was present
 
 
 def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime) -> Board:
@@ -263,6 +266,8 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         open=closes is not None and now <= closes,  # None: the match is broken
         access=_access(user, match, manages),
         broken=broken,
+        match_day=_quietly(lambda: waitlist.waitlist_for(user, match_key, now), None),
+        scanned=doors.any_admitted(match),
     )
 
 
@@ -406,6 +411,10 @@ def _incidents(user: User, match: m.Match, manages: bool) -> list[IncidentLine]:
                 covered_by=[
                     {**s, "name": names.get(s["org"] or "", s["org"])}
                     for s in incident["covered_by"]
+                ],
+                present=[
+                    {**p, "name": names.get(p["org"] or "", p["org"])}
+                    for p in incident.get("present", [])
                 ],
             )
         )

@@ -1,0 +1,210 @@
+"""No-show release and the waitlist on the desk (issue 11, section 4), on the seed match:
+the worker's `tend` at chosen moments of the match day releases a crew that did not check
+in, offers its places to the next on the waitlist, tells both, and an offer is accepted
+(a published grant with its pass), declined or lets its time pass."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from test_doors import SEED
+
+from pitchpass.web.errors import ServiceError
+from pitchpass.web.persistence import models as m
+from pitchpass.web.services import waitlist
+
+pytestmark = pytest.mark.django_db
+
+
+def _kickoff() -> Any:
+    return m.Match.objects.get(key=SEED).kickoff
+
+
+def _at(minute: float) -> Any:
+    return _kickoff() + timedelta(minutes=minute)
+
+
+def _check_in_all_but(*absent: str) -> None:
+    """Every published crew but `absent` went in at its door before the doors opened."""
+    match = m.Match.objects.get(key=SEED)
+    for row in match.requests.filter(locked=True).exclude(key__in=absent).select_related("zone"):
+        m.Scan.objects.create(
+            match=match, request=row.key, zone=row.zone.key, phase=row.phases[0], direction="in",
+            result="admitted", text="in", scanned=_at(-130), received=_at(-130),
+        )  # fmt: skip
+
+
+def _waitlist(client: Client) -> dict[str, Any]:
+    answer = client.get(f"/api/matches/{SEED}/waitlist")
+    assert answer.status_code == 200, answer.content
+    return answer.json()
+
+
+def test_the_waitlist_is_the_published_refusals_in_the_policys_order(desk) -> None:
+    everything = waitlist.waitlist_for(_user("officer"), SEED, _at(100))
+    assert everything["waitlist"] == [
+        {"request": "r24", "by": "man-city-documentary", "tier": "other", "place": 1}
+    ]
+    assert waitlist.waitlist_for(_user("docs"), SEED, _at(100)) == everything  # its own
+    assert waitlist.waitlist_for(_user("bt"), SEED, _at(100)) == {"waitlist": [], "offers": []}
+    # The seed match is long over: nobody waits for a place of use to nobody.
+    assert _waitlist(desk["officer"]) == {"waitlist": [], "offers": []}
+    assert desk["steward"].get(f"/api/matches/{SEED}/waitlist").status_code == 200
+
+
+def test_a_no_show_loses_its_place_to_the_next_on_the_waitlist(desk) -> None:
+    _check_in_all_but("r23")
+    early = waitlist.tend(SEED, _at(100))  # before the post-match release (112 - 5)
+    assert (early.released, early.promoted) == ([], [])
+    assert early.next_at == _at(107)
+    done = waitlist.tend(SEED, _at(108))
+    assert done.released == ["r23"] and done.promoted == ["r24"]
+    r23 = m.Request.objects.get(match__key=SEED, key="r23")
+    assert not r23.locked and r23.revoked.startswith("no-show") and r23.no_show == _at(107)
+    offer = m.Offer.objects.get(request__key="r24", request__match__key=SEED)
+    # accept_within 30 minutes, within its post-match phase (it ends at minute 180)
+    assert (offer.state, offer.until) == ("open", _at(138))
+    told = {(n.kind, n.request, n.organisation.key) for n in m.Notice.objects.all()}
+    assert ("revoked", "r23", "play-sports") in told
+    assert ("promoted", "r24", "man-city-documentary") in told
+    promoted = m.Notice.objects.get(kind="promoted")
+    assert "accept by" in promoted.text and "(minute +138)" in promoted.text
+    # The places it held stay held: nothing more is offered, nothing more released.
+    again = waitlist.tend(SEED, _at(109))
+    assert (again.released, again.promoted) == ([], [])
+    assert again.next_at == _at(138)  # the offer's end
+
+
+def _user(name: str) -> User:
+    return User.objects.get(username=name)
+
+
+def test_an_accepted_offer_is_a_published_grant_with_its_pass(desk) -> None:
+    _check_in_all_but("r23")
+    waitlist.tend(SEED, _at(108))
+    with pytest.raises(ServiceError) as other:
+        waitlist.answer(_user("bt"), SEED, "r24", True, _at(110))
+    assert other.value.code == "not-found"  # another organisation's offer is not there
+    answer = waitlist.answer(_user("docs"), SEED, "r24", True, _at(110))
+    assert answer["state"] == "accepted"
+    assert m.Request.objects.get(match__key=SEED, key="r24").locked
+    passes = desk["docs"].get(f"/api/matches/{SEED}/passes").json()
+    assert {p["request"] for p in passes} == {"r24", "r25"}
+    with pytest.raises(ServiceError) as twice:
+        waitlist.answer(_user("docs"), SEED, "r24", False, _at(111))
+    assert twice.value.code == "conflict" and "accepted" in twice.value.message
+
+
+def test_a_declined_or_lapsed_offer_passes_the_place_on(desk) -> None:
+    _check_in_all_but("r23")
+    waitlist.tend(SEED, _at(108))
+    waitlist.answer(_user("docs"), SEED, "r24", False, _at(110))
+    assert m.Offer.objects.get(request__key="r24").state == "declined"
+    after = waitlist.tend(SEED, _at(111))
+    assert after.promoted == []  # off the waitlist for good; nobody else waits
+    assert waitlist.waitlist_for(_user("officer"), SEED, _at(111))["waitlist"] == []
+
+
+def test_an_offer_not_answered_in_time_lapses(desk) -> None:
+    _check_in_all_but("r23")
+    waitlist.tend(SEED, _at(108))
+    done = waitlist.tend(SEED, _at(138))
+    assert done.lapsed == ["r24"] and m.Offer.objects.get(request__key="r24").state == "lapsed"
+    with pytest.raises(ServiceError) as late:
+        waitlist.answer(_user("docs"), SEED, "r24", True, _at(139))
+    assert late.value.code == "conflict" and "lapsed" in late.value.message
+
+
+def test_through_the_api_an_offer_past_its_time_is_a_409_and_a_bad_body_a_400(desk) -> None:
+    _check_in_all_but("r23")
+    waitlist.tend(SEED, _at(108))  # the seed match is long over: the offer's time is past
+    url = f"/api/matches/{SEED}/offers/r24"
+    late = desk["docs"].post(url, {"accept": True}, "application/json")
+    assert late.status_code == 409 and "lapsed" in late.json()["message"]
+    assert desk["docs"].post(url, {"accept": "yes"}, "application/json").status_code == 400
+    assert desk["bt"].post(url, {"accept": True}, "application/json").status_code == 404
+    missing = desk["docs"].post(
+        f"/api/matches/{SEED}/offers/r99", {"accept": True}, "application/json"
+    )
+    assert missing.status_code == 404
+    offers = _waitlist(desk["docs"])["offers"]
+    assert [(o["request"], o["state"]) for o in offers] == [("r24", "lapsed")]
+
+
+def test_a_match_over_releases_nobody(desk) -> None:
+    """Tended after its last phase (the worker stopped meanwhile): no place is of use."""
+    done = waitlist.tend(SEED, _at(181))
+    assert (done.released, done.promoted, done.next_at) == ([], [], None)
+
+
+def test_publish_and_revoke_queue_the_worker(desk) -> None:
+    from django_tasks_db.models import DBTaskResult
+
+    queued = DBTaskResult.objects.filter(task_path__endswith="tend_match")
+    assert queued.count() == 1  # by the publish
+    desk["officer"].post(
+        f"/api/matches/{SEED}/requests/r02/revoke", {"reason": "gone"}, "application/json"
+    )
+    assert queued.count() == 2
+
+
+def test_an_incident_shows_who_was_present_beside_the_plan(desk) -> None:
+    """Coverage learns from presence: the plan's crews (`covered_by`) and those the doors
+    counted inside the zone at the incident's minute (`present`)."""
+    from pitchpass.web.services import doors
+
+    code = {p["request"]: p["code"] for p in desk["bt"].get(f"/api/matches/{SEED}/passes").json()}
+    body = {"code": code["r02"], "zone": "tunnel", "phase": "post-match", "direction": "in"}
+    verdict = doors.do_check_in(_user("steward"), SEED, body, _at(110))
+    assert verdict["result"] == "admitted", verdict
+    logged = desk["officer"].post(
+        f"/api/matches/{SEED}/incidents",
+        {"zone": "tunnel", "minute": 115, "what": "flashpoint"},
+        "application/json",
+    )
+    assert logged.status_code == 201, logged.content
+
+    def tunnel(client: Client) -> dict[str, Any]:
+        answer = client.get(f"/api/matches/{SEED}/coverage")
+        assert answer.status_code == 200, answer.content
+        return next(i for i in answer.json()["incidents"] if i["zone"] == "tunnel")
+
+    seen = tunnel(desk["officer"])
+    planned = {s["id"] for s in seen["covered_by"] if s["source"] == "request"}
+    assert "r02" in planned and len(planned) > 1  # the plan: every tunnel crew
+    assert seen["present"] == [{"id": "r02", "org": "bt-sport"}]  # the doors: one crew
+    assert tunnel(desk["bt"])["present"] == [{"id": "r02", "org": "bt-sport"}]
+    assert tunnel(desk["docs"])["present"] == [{"id": None, "org": "bt-sport"}]  # no id
+    page = Client()
+    page.force_login(_user("officer"))
+    text = page.get(f"/matches/{SEED}/").content.decode()
+    assert "present at the doors: r02 (BT Sport)" in text
+
+
+def test_the_board_offers_the_place_and_its_buttons_to_its_organisation_only(desk) -> None:
+    from django.utils import timezone
+
+    _check_in_all_but("r23")
+    waitlist.tend(SEED, _at(108))
+    # The seed match is long over: the offer is made open until tomorrow for the pages.
+    m.Offer.objects.update(until=timezone.now() + timedelta(days=1))
+    pages = {}
+    for name in ("docs", "bt", "officer"):
+        pages[name] = Client()
+        pages[name].force_login(_user(name))
+    board = pages["docs"].get(f"/matches/{SEED}/").content.decode()
+    assert "Waitlist and places offered" in board and "Accept the place" in board
+    assert "r24" not in pages["bt"].get(f"/matches/{SEED}/").content.decode()
+    officer = pages["officer"].get(f"/matches/{SEED}/").content.decode()
+    assert "r24" in officer and "offered a place, open until" in officer
+    assert "Accept the place" not in officer  # the organisation answers, not the officer
+    url = f"/matches/{SEED}/requests/r24/offer/"
+    refused = pages["bt"].post(url, {"answer": "accept"}, follow=True)
+    assert "no place offered" in refused.content.decode()
+    done = pages["docs"].post(url, {"answer": "accept"}, follow=True)
+    assert "r24: place accepted" in done.content.decode()
+    assert m.Request.objects.get(match__key=SEED, key="r24").locked
