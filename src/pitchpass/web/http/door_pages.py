@@ -22,8 +22,9 @@ from pitchpass.web.services import doors, sheets
 
 
 def qr_svg(code: str) -> str:
-    """The pass's QR code as inline SVG (made here from our own signed code)."""
-    svg = segno.make(code, error="m").svg_inline(scale=4, title="pass QR code")
+    """The pass's QR code as inline SVG (made here from our own signed code), with a
+    viewBox and no fixed size: the page's style sets it as wide as a phone allows."""
+    svg = segno.make(code, error="m").svg_inline(scale=4, title="pass QR code", omitsize=True)
     return mark_safe(svg)  # segno's markup of our own code, nothing typed
 
 
