@@ -165,3 +165,23 @@ def test_without_javascript_the_plain_form_still_checks(browser: Browser, site: 
     expect(page.get_by_role("status", name="inside")).to_have_text("1 of 30 inside")
     screenshot(page, "door-no-script-390.png")
     context.close()
+
+
+def test_where_the_browser_has_no_web_crypto_it_says_it_cannot_check(
+    browser: Browser, site: Site
+) -> None:
+    page = sign_in(browser, site, "steward", 390)
+    # As on a page served over plain HTTP from another machine: no crypto.subtle.
+    page.add_init_script(
+        "Object.defineProperty(Crypto.prototype, 'subtle', {get: () => undefined})"
+    )
+    _door(page, site, "pitch-side")
+    page.context.set_offline(True)
+    _scan(page, PASS["typed"], "Out")
+    verdict = page.get_by_role("alert", name="verdict")
+    expect(verdict).to_contain_text("OFFLINE — cannot check offline, queued")
+    expect(verdict).to_contain_text("needs a secure connection")
+    screenshot(page, "door-no-crypto-390.png")
+    page.context.set_offline(False)
+    expect(verdict).to_contain_text("Sent when the connection returned: r25")
+    expect(page.get_by_role("status", name="inside")).to_have_text("0 of 30 inside")

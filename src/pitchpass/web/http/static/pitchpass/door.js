@@ -158,6 +158,7 @@
     sending = (async function () {
       var sent = 0;
       var admitted = 0;
+      var lost = 0; // answered with an error: not recorded (a scan more than a day old)
       var stopped = "";
       var items = queued();
       for (var i = 0; i < items.length; i += 1) {
@@ -176,13 +177,15 @@
           admitted += outcome.verdict.result === "admitted" ? 1 : 0;
           settled(item, outcome.verdict, null);
         } else {
+          lost += 1;
           settled(item, null, outcome.message);
         }
       }
       var note = stopped;
       if (sent) {
         note = "Sent " + sent + " queued scan" + (sent === 1 ? "" : "s") + ": " + admitted +
-          " admitted, " + (sent - admitted) + " refused by the desk. " + note;
+          " admitted, " + (sent - admitted - lost) + " refused by the desk" +
+          (lost ? ", " + lost + " not recorded (see the last scans)" : "") + ". " + note;
       }
       showQueue(note.trim());
       sendLater();
@@ -290,7 +293,7 @@
     if (!(window.crypto && window.crypto.subtle)) {
       return { result: "unchecked", big: "OFFLINE — cannot check offline, queued",
         text: "This browser cannot work out a code's digest here (it needs a secure" +
-          " connection: HTTPS, or this machine): the desk checks the code when it is sent." };
+          " connection: HTTPS, or localhost): the desk checks the code when it is sent." };
     }
     var digest = await digestOf(plainCode(body.code));
     var found = list.passes.find(function (one) {
