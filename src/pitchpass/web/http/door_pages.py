@@ -4,6 +4,7 @@ the same as the API."""
 
 from __future__ import annotations
 
+import json
 import secrets
 from typing import Any
 
@@ -13,15 +14,17 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_POST
 
-from pitchpass.web.errors import ServiceError
+from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.http.pages import context, page_404, user_of
 from pitchpass.web.services import doors, sheets
 
 
 def qr_svg(code: str) -> str:
-    """The pass's QR code as inline SVG (made here from our own signed code)."""
-    svg = segno.make(code, error="m").svg_inline(scale=4, title="pass QR code")
+    """The pass's QR code as inline SVG (made here from our own signed code), with a
+    viewBox and no fixed size: the page's style sets it as wide as a phone allows."""
+    svg = segno.make(code, error="m").svg_inline(scale=4, title="pass QR code", omitsize=True)
     return mark_safe(svg)  # segno's markup of our own code, nothing typed
 
 
@@ -126,3 +129,46 @@ def door_list(request: HttpRequest, match_key: str) -> JsonResponse:
     except ServiceError as error:
         return JsonResponse(error.as_json(), status=error.status)
     return JsonResponse({"passes": kept})
+
+
+SCAN_TEXTS = ("code", "zone", "phase", "direction")  # the API's check-in body, as text
+SCAN_OPTIONAL = ("key", "scanned")
+
+
+@require_POST
+def door_check_in(request: HttpRequest, match_key: str) -> JsonResponse:
+    """A scan sent by the door page's script (static/pitchpass/door.js; the plain form
+    posts to door_page): the API's check-in body, `{"code", "zone", "phase", "direction",
+    "key"?, "scanned"?}`, for the signed-in session with the page's CSRF token
+    (X-CSRFToken). The answer is services.doors.do_check_in's verdict, with the door's
+    count after it (`inside` of `capacity`), in one round trip on a bad connection. Not
+    signed in: a 401 in the error shape, never the sign-in page."""
+    if not request.user.is_authenticated:
+        ended = ServiceError(ErrorCode.UNAUTHENTICATED, "signed out: sign in again")
+        return JsonResponse(ended.as_json(), status=ended.status)
+    user = user_of(request)
+    try:
+        body = _scan_body(request.body)
+        verdict = doors.do_check_in(user, match_key, body, timezone.now())
+        state = doors.door(user, match_key, body["zone"], body["phase"])
+    except ServiceError as error:
+        return JsonResponse(error.as_json(), status=error.status)
+    return JsonResponse(verdict | {"inside": state.inside, "capacity": state.capacity})
+
+
+def _scan_body(raw: bytes) -> dict[str, Any]:
+    """The check-in body as the API's schema takes it (api.CheckInIn): four texts, and
+    `key` and `scanned` text or absent."""
+    try:
+        body = json.loads(raw or b"null")
+    except (ValueError, RecursionError):
+        raise ServiceError(ErrorCode.INVALID, "the body is not JSON") from None
+    if not isinstance(body, dict):
+        raise ServiceError(ErrorCode.INVALID, "the body is a JSON object")
+    for name in SCAN_TEXTS:
+        if not isinstance(body.get(name), str):
+            raise ServiceError(ErrorCode.INVALID, f"{name} is text", name)
+    for name in SCAN_OPTIONAL:
+        if body.get(name) is not None and not isinstance(body[name], str):
+            raise ServiceError(ErrorCode.INVALID, f"{name} is text, or left out", name)
+    return {name: body.get(name) for name in SCAN_TEXTS + SCAN_OPTIONAL}

@@ -20,6 +20,7 @@ page_patterns = (
         path(f"{match}passes.pdf", door_pages.passes_pdf, name="passes-pdf"),
         path(f"{match}door/", door_pages.door_page, name="door"),
         path(f"{match}door/passes.json", door_pages.door_list, name="door-list"),
+        path(f"{match}door/check-ins", door_pages.door_check_in, name="door-check-in"),
         path(f"{match}decide/", page_actions.decide, name="decide"),
         path(f"{match}publish/", page_actions.publish, name="publish"),
         path(f"{match}incidents/", page_actions.log_incident, name="incident"),
