@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from django.test import Client
 from django.utils import timezone
-from test_doors import SEED, _passes, desk  # noqa: F401  (desk: the fixture)
+from test_doors import SEED, _passes
 
 from pitchpass.web.persistence import models as m
 
@@ -34,7 +34,7 @@ def _body(code: str, zone: str = "pitch-side", **more: Any) -> dict[str, Any]:
     return {"code": code, "zone": zone, "phase": "pre-match", "direction": "in", **more}
 
 
-def test_the_door_script_gets_the_verdict_and_the_count(desk) -> None:  # noqa: F811
+def test_the_door_script_gets_the_verdict_and_the_count(desk) -> None:
     r25 = _passes(desk["docs"])["r25"]
     steward = _session("steward")
     first = _send(steward, _body(r25["code"], key="k-1"))  # the QR's signed code
@@ -50,7 +50,7 @@ def test_the_door_script_gets_the_verdict_and_the_count(desk) -> None:  # noqa: 
     assert wrong["inside"] == 0  # the tunnel's count
 
 
-def test_a_queued_scan_sent_twice_counts_once_at_its_time(desk) -> None:  # noqa: F811
+def test_a_queued_scan_sent_twice_counts_once_at_its_time(desk) -> None:
     code = _passes(desk["docs"])["r25"]["typed"]
     when = (timezone.now() - timedelta(minutes=4)).isoformat()
     steward = _session("steward")
@@ -60,7 +60,7 @@ def test_a_queued_scan_sent_twice_counts_once_at_its_time(desk) -> None:  # noqa
     assert m.Scan.objects.count() == 1 and stored.scanned < stored.received
 
 
-def test_the_session_and_its_csrf_token_are_needed(desk) -> None:  # noqa: F811
+def test_the_session_and_its_csrf_token_are_needed(desk) -> None:
     code = _passes(desk["docs"])["r25"]["typed"]
     signed_out = _send(Client(), _body(code))
     assert signed_out.status_code == 401 and signed_out.json()["code"] == "unauthenticated"
@@ -76,7 +76,7 @@ def test_the_session_and_its_csrf_token_are_needed(desk) -> None:  # noqa: F811
     assert m.Scan.objects.count() == 1
 
 
-def test_a_bad_body_is_refused_in_the_error_shape(desk) -> None:  # noqa: F811
+def test_a_bad_body_is_refused_in_the_error_shape(desk) -> None:
     code = _passes(desk["docs"])["r25"]["typed"]
     steward = _session("steward")
     cases: list[tuple[Any, str]] = [
