@@ -121,3 +121,50 @@ def test_what_the_doors_admit_never_overfills_a_crew_or_a_zone(
         assert all(0 <= tally[k] <= CREWS[k] for k in CREWS)
         assert sum(tally.values()) <= places
     assert doors.inside(admitted, "tunnel") == {k: n for k, n in tally.items() if n}
+
+
+ZONES = ("tunnel", "away-dressing-room", "pitch-side")
+PHASES = {p.id: p for p in (PRE, POST)}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(ZONES[1:]),
+            st.lists(st.sampled_from(list(PHASES)), min_size=1, max_size=2, unique=True),
+            st.booleans(),
+        ),
+        max_size=6,
+    )
+)
+def test_the_stewards_list_holds_just_the_passes_a_door_admits(
+    asked: list[tuple[str, list[str], bool]],
+) -> None:
+    """`lets_in` (the access list) against `check` itself, with room and the clock set
+    aside: a pass is listed at a zone and phase exactly when its door admits it then."""
+    passes = [
+        doors.pass_of(
+            Request(f"r{n}", "m", "bt-sport", zone, tuple(phases), 2, SUBMITTED),
+            ("tunnel",) if zone == "away-dressing-room" else (),
+            revoked="gone" if revoked else None,
+        )
+        for n, (zone, phases, revoked) in enumerate(asked)
+    ]
+    listed = {
+        (zone, phase): [p.request for p in found]
+        for zone, phase, found in doors.lets_in(passes, ZONES, list(PHASES))
+    }
+    assert list(listed) == [(z, p) for z in ZONES for p in PHASES if (z, p) in listed]  # order
+    for zone in ZONES:
+        for phase in PHASES:
+            door = doors.Door(zone, phase, doors.IN)
+            admitted = [
+                p.request
+                for p in passes
+                if doors.check(
+                    door, p, inside_crew=0, inside_zone=0, capacity=99, phase=PHASES[phase],
+                    minute=None,
+                ).admitted
+            ]  # fmt: skip
+            assert listed.get((zone, phase), []) == admitted

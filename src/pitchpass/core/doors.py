@@ -111,6 +111,22 @@ def check(
     )
 
 
+def lets_in(
+    passes: Iterable[Pass], zones: Sequence[str], phases: Sequence[str]
+) -> list[tuple[str, str, list[Pass]]]:
+    """The stewards' list: for each zone and phase (in the orders given), the passes its
+    door lets in then, as `check` admits them while the clock and the places allow: not
+    revoked, for the zone (or one reached through it) and for the phase. A zone and
+    phase no pass is for is left out."""
+    valid = [p for p in passes if p.revoked is None]
+    cells = [
+        (zone, phase, [p for p in valid if zone in p.zones and phase in p.phases])
+        for zone in zones
+        for phase in phases
+    ]
+    return [cell for cell in cells if cell[2]]
+
+
 def _no(reason: str, text: str) -> Verdict:
     return Verdict(False, reason, text)
 
