@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from pitchpass.web.http import door_pages, page_actions, pages
+from pitchpass.web.http import door_pages, export_pages, page_actions, pages
 from pitchpass.web.http.api import api
 
 match = "matches/<str:match_key>/"
@@ -18,6 +18,7 @@ page_patterns = (
         path(f"{match}what-if/", pages.what_if, name="what-if"),
         path(f"{match}passes/", door_pages.passes_page, name="passes"),
         path(f"{match}passes.pdf", door_pages.passes_pdf, name="passes-pdf"),
+        path(f"{match}access.pdf", export_pages.access_pdf, name="access-pdf"),
         path(f"{match}door/", door_pages.door_page, name="door"),
         path(f"{match}door/passes.json", door_pages.door_list, name="door-list"),
         path(f"{match}door/check-ins", door_pages.door_check_in, name="door-check-in"),

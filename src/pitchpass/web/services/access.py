@@ -147,6 +147,12 @@ def seen_requests(user: User, match: m.Match) -> QuerySet[m.Request]:
     return requests.filter(mine)
 
 
+def sees_access_list(user: User, match: m.Match) -> bool:
+    """Stewards, and those who manage the match, see its access list (who may be where and
+    when: the board's, the PDF's)."""
+    return profile(user).role == "steward" or manages(user, match)
+
+
 def managed(user: User, match_key: str) -> m.Match:
     """The match, locked, if the user manages it (home club's officer, admin)."""
     return changes.lock_match(check_manages(user, match_key))

@@ -264,7 +264,7 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         cameras=_cameras(match),
         closes=closes,
         open=closes is not None and now <= closes,  # None: the match is broken
-        access=_access(user, match, manages),
+        access=_access(user, match),
         broken=broken,
         match_day=_quietly(lambda: waitlist.waitlist_for(user, match_key, now), None),
         scanned=doors.any_admitted(match),
@@ -448,9 +448,9 @@ def _cameras(match: m.Match) -> list[CameraLine]:
     ]
 
 
-def _access(user: User, match: m.Match, manages: bool) -> list[dict[str, Any]] | None:
+def _access(user: User, match: m.Match) -> list[dict[str, Any]] | None:
     """The access list, for stewards and for those who manage the match."""
-    if access.profile(user).role != "steward" and not manages:
+    if not access.sees_access_list(user, match):
         return None
     phases = [p.id for p in plan_of(match)]
     places = _quietly(lambda: decisions.published_places(match), None)
