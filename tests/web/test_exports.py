@@ -1,8 +1,11 @@
 """Calendars and exports (issue 11, section 5) on the seed match, decided and published by
-the home officer: the stewards' access list as a PDF made by the worker."""
+the home officer: the decisions as CSV (only the rows one may see; no cell a spreadsheet
+would run) and the stewards' access list as a PDF made by the worker."""
 
 from __future__ import annotations
 
+import csv
+import io
 import shutil
 import subprocess
 from datetime import UTC, datetime
@@ -15,6 +18,7 @@ from test_workflow_api import ROOT
 from pitchpass.core.parse import parse_text
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
+from pitchpass.web.services import exports
 from pitchpass.web.services.accounts import do_add_user, do_create_token
 
 pytestmark = pytest.mark.django_db
@@ -52,6 +56,76 @@ def _signed_in(name: str, **options: Any) -> Client:
     client = Client(**options)
     assert client.login(username=name, password=PASSWORD)
     return client
+
+
+def _csv(client: Client, match: str = SEED) -> list[dict[str, str]]:
+    answer = client.get(f"/matches/{match}/decisions.csv")
+    assert answer.status_code == 200, answer.content
+    assert answer["Content-Type"] == "text/csv; charset=utf-8"
+    assert answer["Content-Disposition"] == f'attachment; filename="decisions-{match}.csv"'
+    return list(csv.DictReader(io.StringIO(answer.content.decode())))
+
+
+def test_the_csv_holds_the_rows_the_board_shows_and_no_others(desk) -> None:
+    everything = _csv(_signed_in("officer"))
+    assert len(everything) == 37 and everything[0]["request"] == "r01"
+    r24 = next(r for r in everything if r["request"] == "r24")
+    assert r24["status"] == "refused" and "46 of 46 places taken" in r24["reasons"]
+    assert r24["phases"] == "pre-match post-match" and r24["published"] == "no"
+    docs = _csv(_signed_in("docs"))
+    assert {r["request"] for r in docs} == {"r24", "r25"}
+    assert {r["organisation"] for r in docs} == {
+        "Manchester City documentary crew (for Amazon Prime Video)"
+    }
+    bt = _csv(_signed_in("bt"))
+    assert {r["request"] for r in bt} == {
+        r.key for r in m.Request.objects.filter(by__key="bt-sport")
+    }
+    assert all(r["status"] == "granted" and r["published"] == "yes" for r in bt)
+    # The away club's officer: those in its club's dressing room (the board's rule).
+    away = {r["request"] for r in _csv(_signed_in("away"))}
+    assert away == {"r24"}
+    assert _signed_in("steward").get(f"/matches/{SEED}/decisions.csv").status_code == 403
+    assert _signed_in("bt").get("/matches/no-such-match/decisions.csv").status_code == 404
+    assert Client().get(f"/matches/{SEED}/decisions.csv").status_code == 302
+
+
+@pytest.mark.parametrize(
+    ("value", "cell"),
+    [
+        ('=HYPERLINK("http://x")', '\'=HYPERLINK("http://x")'),
+        ("+1", "'+1"),
+        ("-2+3", "'-2+3"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\tx", "'\tx"),
+        ("\rx", "'\rx"),
+        ("BT Sport", "BT Sport"),
+        ("a=b", "a=b"),
+        (2, "2"),
+    ],
+)
+def test_a_cell_a_spreadsheet_would_run_gets_an_apostrophe(value: object, cell: str) -> None:
+    assert exports.csv_cell(value) == cell
+
+
+def test_the_csv_runs_no_formula_typed_into_a_name_or_a_reason(desk) -> None:
+    m.Organisation.objects.filter(key="bt-sport").update(name='=HYPERLINK("http://evil")')
+    revoked = desk["officer"].post(
+        f"/api/matches/{SEED}/requests/r02/revoke", {"reason": "@SUM(1+1)"}, "application/json"
+    )
+    assert revoked.status_code == 200
+    rows = {r["request"]: r for r in _csv(_signed_in("officer"))}
+    assert rows["r02"]["organisation"] == '\'=HYPERLINK("http://evil")'
+    assert rows["r02"]["status"] == "revoked" and rows["r02"]["reasons"] == "'@SUM(1+1)"
+
+
+def test_the_board_links_each_role_to_what_it_may_use(desk) -> None:
+    media = _signed_in("bt").get(f"/matches/{SEED}/").content.decode()
+    assert "decisions.csv" in media and "access.pdf" not in media
+    steward = _signed_in("steward").get(f"/matches/{SEED}/").content.decode()
+    assert "access.pdf" in steward and "decisions.csv" not in steward
+    officer = _signed_in("officer").get(f"/matches/{SEED}/").content.decode()
+    assert "access.pdf" in officer and "decisions.csv" in officer
 
 
 def _pdf_text(pdf: bytes, tmp_path: Any) -> str:

@@ -22,19 +22,19 @@ pytestmark = pytest.mark.django_db
 HINT = "zone=tunnel&phases=post-match&crew=2"
 
 # Who may open what: role -> status of each GET, then of each POST with an empty form.
-PAGES = ["", f"room/?{HINT}", "what-if/", "requests/new/", "access.pdf"]
+PAGES = ["", f"room/?{HINT}", "what-if/", "requests/new/", "decisions.csv", "access.pdf"]
 ACTIONS = ["decide/", "publish/", "incidents/", "requests/new/"]
 # 400: allowed, but an empty form is not a request or an incident (it says what is
 # missing). The room hint answers everyone who sees the board, each with what they may
 # know (published grants and their own requests, unless they manage the match).
-# The access list's PDF: 202 while the worker makes it, for stewards and those who
-# manage the match.
+# The decisions' CSV: the rows the board shows (stewards see no requests); the access
+# list's PDF: 202 while the worker makes it, for stewards and those who manage the match.
 STATUS = {
-    "officer": ([200, 200, 200, 403, 202], [302, 302, 400, 403]),
-    "away-officer": ([200, 200, 403, 403, 403], [403, 403, 400, 403]),
-    "documentary": ([200, 200, 403, 200, 403], [403, 403, 403, 400]),
-    "bt": ([200, 200, 403, 200, 403], [403, 403, 403, 400]),
-    "steward": ([200, 200, 403, 403, 202], [403, 403, 400, 403]),
+    "officer": ([200, 200, 200, 403, 200, 202], [302, 302, 400, 403]),
+    "away-officer": ([200, 200, 403, 403, 200, 403], [403, 403, 400, 403]),
+    "documentary": ([200, 200, 403, 200, 200, 403], [403, 403, 403, 400]),
+    "bt": ([200, 200, 403, 200, 200, 403], [403, 403, 403, 400]),
+    "steward": ([200, 200, 403, 403, 403, 202], [403, 403, 400, 403]),
 }
 ONE = ["override/", "revoke/", "consent/", "withdraw/", "change/"]
 

@@ -19,6 +19,7 @@ page_patterns = (
         path(f"{match}passes/", door_pages.passes_page, name="passes"),
         path(f"{match}passes.pdf", door_pages.passes_pdf, name="passes-pdf"),
         path(f"{match}access.pdf", export_pages.access_pdf, name="access-pdf"),
+        path(f"{match}decisions.csv", export_pages.decisions_csv, name="decisions-csv"),
         path(f"{match}door/", door_pages.door_page, name="door"),
         path(f"{match}door/passes.json", door_pages.door_list, name="door-list"),
         path(f"{match}door/check-ins", door_pages.door_check_in, name="door-check-in"),
