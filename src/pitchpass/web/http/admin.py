@@ -472,6 +472,18 @@ class ApiTokenAdmin(ReadOnly):
         return True
 
 
+@admin.register(m.CalendarFeed)
+class CalendarFeedAdmin(ReadOnly):
+    """Calendar feeds are listed (never their secrets: only digests are kept) and closed
+    (deleted) here; their users make them on /calendar/."""
+
+    list_display = ("organisation", "user", "made")
+    exclude = ("digest",)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return True
+
+
 @admin.register(m.Request)
 class RequestAdmin(ReadOnly):
     list_display = ("key", "match", "by", "zone", "crew", "submitted", "locked")

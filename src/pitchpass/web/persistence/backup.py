@@ -1,9 +1,9 @@
 """Backups: everything the app keeps (matches and their requests, runs, the audit, users,
-roles, tokens' digests, sign-in lockouts, notices, webhooks and their deliveries),
-written as one JSON document read in a single snapshot, and restored into an empty
-database, SQLite or PostgreSQL alike (one can move to the other this way). Safe while
-the server serves: the snapshot is one transaction (REPEATABLE READ on PostgreSQL; on
-SQLite, writers wait for it)."""
+roles, the digests of tokens and calendar feeds, sign-in lockouts, notices, webhooks and
+their deliveries), written as one JSON document read in a single snapshot, and restored
+into an empty database, SQLite or PostgreSQL alike (one can move to the other this way).
+Safe while the server serves: the snapshot is one transaction (REPEATABLE READ on
+PostgreSQL; on SQLite, writers wait for it)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ KEPT = (
     "pitchpass.incident",
     "pitchpass.profile",
     "pitchpass.apitoken",
+    "pitchpass.calendarfeed",
     "pitchpass.decisionrun",
     "pitchpass.decision",
     "pitchpass.auditentry",

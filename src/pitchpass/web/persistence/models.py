@@ -588,3 +588,31 @@ class Offer(models.Model):
 
     def __str__(self) -> str:
         return f"offer of {self.request_id}: {self.state}"
+
+
+class CalendarFeed(models.Model):
+    """The secret address of a calendar feed (`/feeds/<secret>.ics`, services/exports.py):
+    an organisation's, which its media users share, or one user's own. Only the SHA-256
+    digest of the secret is kept, as for API tokens: a copy of the database opens no feed.
+    Made anew (rotated), the row takes the new digest and the old address answers 404."""
+
+    organisation = models.OneToOneField(
+        Organisation, on_delete=models.CASCADE, null=True, blank=True, related_name="feed"
+    )
+    user = models.OneToOneField(
+        "auth.User", on_delete=models.CASCADE, null=True, blank=True, related_name="feed"
+    )
+    digest = models.CharField(max_length=64, unique=True)
+    made = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(organisation__isnull=False, user__isnull=True)
+                | models.Q(organisation__isnull=True, user__isnull=False),
+                name="feed_of_one_owner",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"feed of {self.organisation_id or self.user_id}"

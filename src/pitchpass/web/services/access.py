@@ -153,6 +153,14 @@ def sees_access_list(user: User, match: m.Match) -> bool:
     return profile(user).role == "steward" or manages(user, match)
 
 
+def published_for(organisation: m.Organisation) -> QuerySet[m.Request]:
+    """An organisation's published grants at every match, and those revoked since: its own
+    requests, which its members see (`seen_requests`; media see every match), and only
+    those, never another organisation's."""
+    rows = m.Request.objects.filter(by=organisation).filter(Q(locked=True) | ~Q(revoked=""))
+    return rows.select_related("zone", "match__home", "match__away", "match__venue")
+
+
 def managed(user: User, match_key: str) -> m.Match:
     """The match, locked, if the user manages it (home club's officer, admin)."""
     return changes.lock_match(check_manages(user, match_key))
