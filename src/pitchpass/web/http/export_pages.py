@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from pitchpass.web.errors import ErrorCode, ServiceError
@@ -41,6 +42,7 @@ def calendar_page(request: HttpRequest) -> HttpResponse:
     return answer
 
 
+@csrf_exempt  # it writes nothing: any other method is its 405, not CSRF's 403 page
 def feed(request: HttpRequest, secret: str) -> HttpResponse:
     """The calendar a secret address opens (no sign-in: the address is the key). Every
     failure is a 404 in the error shape, the same for any secret that opens nothing."""

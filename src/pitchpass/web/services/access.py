@@ -158,7 +158,9 @@ def published_for(organisation: m.Organisation) -> QuerySet[m.Request]:
     requests, which its members see (`seen_requests`; media see every match), and only
     those, never another organisation's."""
     rows = m.Request.objects.filter(by=organisation).filter(Q(locked=True) | ~Q(revoked=""))
-    return rows.select_related("zone", "match__home", "match__away", "match__venue")
+    return rows.select_related(
+        "by", "zone", "match__home", "match__away", "match__venue", "match__competition"
+    )
 
 
 def managed(user: User, match_key: str) -> m.Match:
