@@ -165,7 +165,7 @@ def demo(
 
     from pitchpass.web.demo_site import prepare
 
-    site = prepare(path, timezone.now())
+    site = prepare(path, timezone.now(), match_day=True)
     when = site.kickoff.isoformat(timespec="minutes")
     if site.loaded:
         out.print(f"loaded {path}, its dates moved so that it kicks off at {when}")
@@ -175,6 +175,16 @@ def demo(
     out.print("Sign in as (passwords are new each time the demo starts):")
     for username, password, does in site.users:
         out.print(f"  {username:<13} {password:<14} {does}", highlight=False)
+    if site.match_day is not None:
+        playing = site.match_day
+        began = playing.kickoff.isoformat(timespec="minutes")
+        out.print(
+            f"match day: {playing.key} is the same match being played (kick-off {began}),"
+            " published: the steward checks passes at its doors (each opens 15 minutes"
+            " before its phase); the worker releases crews not checked in 5 minutes before"
+            " their phase and offers their places down the waitlist (see README, Match day)",
+            highlight=False,
+        )
     with _worker_beside():
         _serve(port)
 
@@ -349,7 +359,7 @@ def match_day(
             "--at",
             min=-10_000,
             max=10_000,
-            help="Minutes after kick-off to act at (a rehearsal); default: now.",
+            help="Act as at this minute after kick-off (it changes the match); default: now.",
         ),
     ] = None,
 ) -> None:
@@ -366,8 +376,14 @@ def match_day(
     if row is None:
         err.print(f'error no match "{match}"')
         raise typer.Exit(EXIT_BAD_INPUT)
+    from pitchpass.web.errors import ServiceError
+
     now = timezone.now() if at is None else waitlist.moment_of(row, at)
-    done = waitlist.tend(match, now)
+    try:
+        done = waitlist.tend(match, now)
+    except ServiceError as refused:  # the match as stored does not decide: say why
+        err.print(f"error {refused.message}", highlight=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
     out.print(f"{match} at minute {waitlist.minute_of(row, now):+.0f}:")
     out.print(f"  released (not checked in): {', '.join(done.released) or 'none'}")
     out.print(f"  offers lapsed: {', '.join(done.lapsed) or 'none'}")

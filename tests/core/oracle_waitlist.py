@@ -74,15 +74,23 @@ def oracle_promote(
 
 
 def oracle_no_shows(
-    doc: Doc, grants: list[dict[str, Any]], scans: list[dict[str, Any]], minute: float, before: int
+    doc: Doc,
+    grants: list[dict[str, Any]],
+    scans: list[dict[str, Any]],
+    minute: float,
+    before: int,
+    since: dict[str, float] | None = None,
 ) -> list[str]:
-    """scans: {"request", "direction", "minute"}, admitted ones."""
+    """scans: {"request", "direction", "minute"}, admitted ones; since: when each grant
+    was made (a grant made at or after its release minute is never released)."""
     starts = {p["id"]: p["start"] for p in phases_of(doc)}
     ends = {p["id"]: p["end"] for p in phases_of(doc)}
     out = []
     for r in grants:
         release = min(starts[p] for p in r["phases"]) - before
         if release > minute or max(ends[p] for p in r["phases"]) <= minute:
+            continue
+        if since and r["id"] in since and since[r["id"]] >= release:
             continue
         came = [s for s in scans if s["request"] == r["id"] and s["direction"] == "in"]
         if not [s for s in came if s["minute"] <= release]:
@@ -106,4 +114,24 @@ def oracle_barred(events: list[tuple[str, datetime, str, str]], limit: int) -> d
             elif count >= limit:
                 out[request] = count
                 count = 0
+    return out
+
+
+def oracle_waiting(
+    rows: dict[str, dict[str, Any]], published: list[dict[str, Any]] | None
+) -> list[str]:
+    """rows: request -> {"locked", "current", "offer"}; published: the run's decisions
+    ({"request", "status", "reasons": [{"code"}]}), None before a publish."""
+    if published is None:
+        return []
+    out = []
+    for d in published:
+        row = rows.get(d["request"])
+        if d["status"] != "refused" or row is None:
+            continue
+        if row["locked"] or not row["current"] or row["offer"] is not None:
+            continue
+        if any(r["code"] == "override" for r in d["reasons"]):
+            continue
+        out.append(d["request"])
     return out

@@ -15,7 +15,13 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import fits, venue_of
-from oracle_waitlist import oracle_barred, oracle_no_shows, oracle_promote, oracle_waitlist
+from oracle_waitlist import (
+    oracle_barred,
+    oracle_no_shows,
+    oracle_promote,
+    oracle_waiting,
+    oracle_waitlist,
+)
 from test_properties import scenarios
 
 from pitchpass.core import load_document
@@ -25,7 +31,9 @@ from pitchpass.core.waitlist import (
     NO_SHOW,
     REQUEST,
     Event,
+    Standing,
     barred,
+    held_and_waiting,
     no_shows,
     offer_until,
     promote,
@@ -130,8 +138,11 @@ def test_offer_time_and_release_minute() -> None:
     ),
     minute=st.integers(-150, 200),
     before=st.integers(0, 14),
+    made=st.lists(st.integers(-200, 150), min_size=5, max_size=5),
 )
-def test_no_shows_match_the_oracle(crews: Any, scans: Any, minute: int, before: int) -> None:
+def test_no_shows_match_the_oracle(
+    crews: Any, scans: Any, minute: int, before: int, made: list[int]
+) -> None:
     doc = _seed()
     scenario = load_document(copy.deepcopy(doc))
     base = [r for r in doc["requests"] if r["match"] == MATCH][: len(crews)]
@@ -144,8 +155,9 @@ def test_no_shows_match_the_oracle(crews: Any, scans: Any, minute: int, before: 
     by_id = {r.id: r for r in scenario.requests}
     core_grants = [dataclasses.replace(by_id[g["id"]], phases=tuple(g["phases"])) for g in grants]
     core_scans = [Scan(s["request"], "tunnel", s["direction"], s["minute"]) for s in rows]
-    got = no_shows(core_grants, scenario.phases, core_scans, minute, before)
-    assert got == oracle_no_shows(doc, grants, rows, minute, before)
+    since = {g["id"]: float(t) for g, t in zip(grants, made, strict=False) if t % 3 == 0}
+    got = no_shows(core_grants, scenario.phases, core_scans, minute, before, since)
+    assert got == oracle_no_shows(doc, grants, rows, minute, before, since)
 
 
 def test_a_crew_that_went_in_in_time_is_no_no_show() -> None:
@@ -229,3 +241,51 @@ def test_match_day_fields_are_read_and_change_no_decision() -> None:
     )
     assert scenario.policy.match_day.no_show_limit == 0
     assert decide_json(decide(scenario)) == plain
+
+
+def test_a_grant_made_after_its_release_minute_is_never_released() -> None:
+    """An accepted offer, a late publish: the crew could not have checked in in time."""
+    scenario = load_document(_seed())
+    request = next(r for r in scenario.requests if r.phases == ("post-match",))
+    at = release_minute(request, scenario.phases, 5)
+    assert no_shows([request], scenario.phases, [], at + 30, 5, {request.id: at - 1}) == [
+        request.id
+    ]
+    assert no_shows([request], scenario.phases, [], at + 30, 5, {request.id: at}) == []
+
+
+@settings(max_examples=examples(300))
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.booleans(), st.booleans(), st.sampled_from([None, "open", "declined", "lapsed"])
+        ),
+        max_size=6,
+    ),
+    decided=st.lists(
+        st.tuples(
+            st.integers(0, 7),
+            st.sampled_from(["granted", "refused"]),
+            st.sampled_from([[], ["capacity"], ["override"], ["late"]]),
+        ),
+        max_size=8,
+        unique_by=lambda d: d[0],
+    ),
+    published=st.booleans(),
+)
+def test_who_holds_and_who_waits_matches_the_oracle(
+    rows: Any, decided: Any, published: bool
+) -> None:
+    kept = {
+        f"r{n}": {"locked": lock, "current": cur, "offer": offer}
+        for n, (lock, cur, offer) in enumerate(rows)
+    }
+    run = [
+        {"request": f"r{n}", "status": status, "reasons": [{"code": c} for c in codes]}
+        for n, status, codes in decided
+    ]
+    standing = [Standing(k, v["locked"], v["current"], v["offer"]) for k, v in kept.items()]
+    decisions = [(d["request"], d["status"], [r["code"] for r in d["reasons"]]) for d in run]
+    held, waiting = held_and_waiting(standing, decisions if published else None)
+    assert waiting == oracle_waiting(kept, run if published else None)
+    assert held == [k for k, v in kept.items() if v["locked"] or v["offer"] == "open"]

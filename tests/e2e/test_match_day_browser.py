@@ -68,9 +68,9 @@ def test_the_second_half_is_being_played_and_the_officer_publishes(
 def test_crews_not_checked_in_lose_their_places_and_the_next_is_offered_one(
     browser: Browser, site: Site
 ) -> None:
-    """Sky's host crew (arrival and post-match) was released at minute -125, before the
-    publish: the worker beside the server may have offered its places already, at the
-    publish. Either way, by minute 108 the documentary has been offered a place."""
+    """Published at minute 100, before the post-match tunnel's release time (107): its
+    crews not checked in lose their places, and the documentary crew, first waiting,
+    is offered one."""
     said = _cli(site, "match-day", MATCH, "--at", "108").stdout
     released = said.split("released (not checked in): ")[1].splitlines()[0].split(", ")
     assert "r02" in released and "r23" in released  # the post-match tunnel, nobody in

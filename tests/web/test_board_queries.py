@@ -1,7 +1,10 @@
 """The board's cost does not grow with the match: the same number of SQL queries for a
 match of 50 requests and one of 500, for the officer and for a broadcaster, and at most
-20 (issue 9): a page exports its match once and decides it once (services.snapshot),
-whoever asks for it (coverage, the desk's explanations, the policy, the access list)."""
+24: a page exports its match once and decides it once (services.snapshot), whoever asks
+for it (coverage, the desk's explanations, the policy, the access list). Issue 9 set 20;
+issue 11 added four queries of its own, each one whatever the size: whether a door let
+anyone in (for "present at the doors"), the offers, the published run (the waitlist) and
+the requests an organisation sees published (the exports' links)."""
 
 from __future__ import annotations
 
@@ -43,7 +46,7 @@ def test_the_board_takes_as_many_queries_for_500_requests_as_for_50() -> None:
         counts.append((_queries("officer"), _queries("tv")))
     assert counts[0] == counts[1], counts
     officer, media = counts[1]
-    assert officer <= 20 and media <= 20, counts
+    assert officer <= 24 and media <= 24, counts
 
 
 def test_the_room_hint_decides_a_match_once_per_version_not_at_every_keystroke() -> None:

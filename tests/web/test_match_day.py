@@ -29,8 +29,11 @@ def _at(minute: float) -> Any:
 
 
 def _check_in_all_but(*absent: str) -> None:
-    """Every published crew but `absent` went in at its door before the doors opened."""
+    """Every published crew but `absent` went in at its door before the doors opened. The
+    seed match is long over: its grants are taken as published the day before it (a
+    grant published after its release time is never released)."""
     match = m.Match.objects.get(key=SEED)
+    match.requests.filter(locked=True).update(granted_at=_at(-24 * 60))
     for row in match.requests.filter(locked=True).exclude(key__in=absent).select_related("zone"):
         m.Scan.objects.create(
             match=match, request=row.key, zone=row.zone.key, phase=row.phases[0], direction="in",
@@ -49,7 +52,10 @@ def test_the_waitlist_is_the_published_refusals_in_the_policys_order(desk) -> No
     assert everything["waitlist"] == [
         {"request": "r24", "by": "man-city-documentary", "tier": "other", "place": 1}
     ]
-    assert waitlist.waitlist_for(_user("docs"), SEED, _at(100)) == everything  # its own
+    # Its own, without its place: that would tell how many others wait.
+    assert waitlist.waitlist_for(_user("docs"), SEED, _at(100))["waitlist"] == [
+        {"request": "r24", "by": "man-city-documentary", "tier": "other", "place": None}
+    ]
     assert waitlist.waitlist_for(_user("bt"), SEED, _at(100)) == {"waitlist": [], "offers": []}
     # The seed match is long over: nobody waits for a place of use to nobody.
     assert _waitlist(desk["officer"]) == {"waitlist": [], "offers": []}
@@ -208,3 +214,48 @@ def test_the_board_offers_the_place_and_its_buttons_to_its_organisation_only(des
     done = pages["docs"].post(url, {"answer": "accept"}, follow=True)
     assert "r24: place accepted" in done.content.decode()
     assert m.Request.objects.get(match__key=SEED, key="r24").locked
+
+
+def test_an_accepted_offer_is_not_released_for_a_release_time_before_it(desk) -> None:
+    """The review's case: r24 (pre-match and post-match, released at minute -65) accepted
+    at minute 110 keeps its place, though none of its crew went in by minute -65."""
+    _check_in_all_but("r23")
+    waitlist.tend(SEED, _at(108))
+    waitlist.answer(_user("docs"), SEED, "r24", True, _at(110))
+    later = waitlist.tend(SEED, _at(150))
+    assert "r24" not in later.released
+    assert m.Request.objects.get(match__key=SEED, key="r24").locked
+
+
+def test_a_refusal_by_hand_is_not_on_the_waitlist(desk) -> None:
+    officer = desk["officer"]
+    url = f"/api/matches/{SEED}/requests/r24/override"
+    answer = officer.post(url, {"status": "refused", "reason": "crew banned"}, "application/json")
+    assert answer.status_code == 200, answer.content
+    assert officer.post(f"/api/matches/{SEED}/publish").status_code == 200
+    assert waitlist.waitlist_for(_user("officer"), SEED, _at(100))["waitlist"] == []
+    _check_in_all_but("r23")
+    assert waitlist.tend(SEED, _at(108)).promoted == []
+
+
+def test_an_offer_cannot_be_accepted_once_the_club_took_its_consent_back(desk) -> None:
+    _check_in_all_but("r23")
+    waitlist.tend(SEED, _at(108))
+    taken = desk["away"].post(
+        f"/api/matches/{SEED}/requests/r24/consent", {"given": False}, "application/json"
+    )
+    assert taken.status_code == 200, taken.content
+    with pytest.raises(ServiceError) as refused:
+        waitlist.answer(_user("docs"), SEED, "r24", True, _at(110))
+    assert refused.value.code == "conflict" and "consent" in refused.value.message.lower()
+    assert not m.Request.objects.get(match__key=SEED, key="r24").locked
+
+
+def test_tends_asked_for_again_and_again_queue_one_task_a_moment(desk) -> None:
+    from django_tasks_db.models import DBTaskResult
+
+    _check_in_all_but("r23")
+    for _ in range(5):
+        waitlist.tend(SEED, _at(100))
+    later = DBTaskResult.objects.filter(task_path__endswith="tend_match", run_after=_at(107))
+    assert later.count() == 1

@@ -1313,3 +1313,26 @@ def test_the_officers_hint_follows_a_decision_by_hand(site) -> None:
     before = left()
     officer.post(f"{BOARD}requests/r27/override/", {"status": "refused", "reason": "no room"})
     assert left() == before + 8  # Sky Sports' crew of 8, refused by hand
+
+
+def test_the_demo_also_plays_the_match_now_published_and_tended_by_the_worker() -> None:
+    from pitchpass.web.services import waitlist
+
+    now = timezone.now()
+    site = demo_site.prepare(SEED, now, match_day=True)
+    playing = site.match_day
+    assert playing is not None and playing.key == "mun-mci-2017-12-10-match-day"
+    assert now - playing.kickoff - demo_site.IN_PLAY < timedelta(minutes=1)
+    assert playing.requests.filter(locked=True).count() == 36  # published: all but r24
+    # Published at the demo's start (minute 100): nothing is released at once (a grant
+    # made after its release time keeps its place); at minute 107 the post-match tunnel
+    # crews not checked in lose theirs, which go to the documentary crew, first waiting.
+    at_once = waitlist.tend(playing.key, now)
+    assert (at_once.released, at_once.promoted) == ([], [])
+    assert at_once.next_at == playing.kickoff + timedelta(minutes=107)
+    later = waitlist.tend(playing.key, playing.kickoff + timedelta(minutes=108))
+    assert "r02" in later.released and "r01" not in later.released
+    assert later.promoted == ["r24"]
+    assert playing.incidents.count() == 2
+    again = demo_site.prepare(SEED, now + timedelta(hours=1), match_day=True)
+    assert again.match_day is not None and again.match_day.kickoff == playing.kickoff  # kept

@@ -108,7 +108,11 @@ def scenario_schema() -> dict[str, Any]:
                         {
                             "release_before": {"type": "integer", "minimum": 0, "maximum": 14},
                             "accept_within": {"type": "integer", "minimum": 1, "maximum": 1440},
-                            "no_show_limit": {"type": "integer", "minimum": 0},
+                            "no_show_limit": {
+                                "type": "integer",
+                                "minimum": 0,
+                                "maximum": 1_000_000,
+                            },
                         },
                         [],
                     ),

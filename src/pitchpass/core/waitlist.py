@@ -6,11 +6,11 @@ clock (as minutes after kick-off, or as moments)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from pitchpass.core.codes import Status
+from pitchpass.core.codes import ReasonCode, Status
 from pitchpass.core.decide import MatchResult, decide_match
 from pitchpass.core.doors import IN, Scan
 from pitchpass.core.model import Phase, Request, Scenario
@@ -23,6 +23,43 @@ class Waiting:
     by: str
     tier: str
     place: int  # 1: the next to be offered a place, as the policy orders them
+
+
+OPEN = "open"  # an offer's state while it waits for an answer
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A request as the desk keeps it, for who holds places and who waits."""
+
+    request: str
+    locked: bool  # a published grant
+    current: bool  # as the published run decided it (not changed since)
+    offer: str | None = None  # its offer's state, if it was ever offered a place
+
+
+def held_and_waiting(
+    standing: Iterable[Standing], published: Sequence[tuple[str, str, Sequence[str]]] | None
+) -> tuple[list[str], list[str]]:
+    """Who holds places (published grants, open offers) and who waits (docs "The
+    waitlist"): refused in the published run (`published`: (request, status, reason
+    codes) of each decision, None before a publish), as it is now, not refused by hand
+    (the officer's word is not undone by a freed place), never offered a place."""
+    rows = {s.request: s for s in standing}
+    held = [s.request for s in rows.values() if s.locked or s.offer == OPEN]
+    if published is None:
+        return held, []
+    waiting = [
+        key
+        for key, status, codes in published
+        if status == Status.REFUSED
+        and key in rows
+        and rows[key].current
+        and not rows[key].locked
+        and rows[key].offer is None
+        and ReasonCode.OVERRIDE not in codes
+    ]
+    return held, waiting
 
 
 def still_wanted(request: Request, plan: Sequence[Phase], minute: float) -> bool:
@@ -118,13 +155,19 @@ def no_shows(
     scans: Sequence[Scan],
     minute: float,
     release_before: int,
+    since: Mapping[str, float] | None = None,
 ) -> list[str]:
     """The published grants (in the order given) whose release minute has come by `minute`
     and none of whose crew went in at any door by then: they lose their places, while one
-    of their phases has not ended (a place after its phases is of no use to anyone)."""
+    of their phases has not ended (a place after its phases is of no use to anyone). A
+    grant made at or after its release minute (`since`: the minute it was published or
+    its offer accepted) is never released: its crew could not have checked in by then."""
+    made = since or {}
     out = []
     for r in grants:
         at = release_minute(r, plan, release_before)
+        if r.id in made and made[r.id] >= at:
+            continue
         if at <= minute and still_wanted(r, plan, minute) and not checked_in(r.id, scans, at):
             out.append(r.id)
     return out

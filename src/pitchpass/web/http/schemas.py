@@ -110,7 +110,7 @@ class WaitingOut(Out):
     request: str
     by: str
     tier: str
-    place: int  # 1: the next a freed place goes to, in the policy's order
+    place: int | None  # 1: the next a freed place goes to (for those who manage the match)
 
 
 class WaitlistOut(Out):

@@ -163,6 +163,9 @@ class Match(models.Model):
     # The kinds of change made on the web (store.WEB_CHANGES) since the match was last
     # loaded from a file: a load refuses to overwrite them unless --replace.
     web_changes = models.JSONField(default=list, blank=True)
+    # The moment the worker is next asked to tend the match (services/waitlist.py): a tend
+    # queues the next one only when that moment moves, so the tasks do not multiply.
+    tend_at = models.DateTimeField(null=True, blank=True, default=None)
     host = models.ForeignKey(
         Organisation, on_delete=models.PROTECT, null=True, blank=True, related_name="hosted"
     )
@@ -204,6 +207,9 @@ class Request(models.Model):
     # Released at its release time because none of its crew had checked in (also sets
     # `revoked`): counted against its organisation (the no-show bar).
     no_show = models.DateTimeField(null=True, blank=True, default=None)
+    # When it became a published grant (a publish, an accepted offer): a grant made after
+    # its release time is not released (core/waitlist.py). None: loaded so, or before.
+    granted_at = models.DateTimeField(null=True, blank=True, default=None)
 
     class Meta:
         ordering = ["match", "position"]

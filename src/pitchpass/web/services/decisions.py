@@ -224,7 +224,9 @@ def do_publish(user: User, match_key: str) -> list[str]:
         )
         newly = sorted(rows.values_list("key", flat=True))
         already = sorted(published_keys(match))
-        m.Request.objects.filter(pk__in=[r.pk for r in rows]).update(locked=True)
+        m.Request.objects.filter(pk__in=[r.pk for r in rows]).update(
+            locked=True, granted_at=timezone.now()
+        )
         changed(match)
         notices.after_publish(match, run, newly)
         # The run stays current: publishing locked its own grants and changed no decision.
@@ -302,6 +304,8 @@ def _with_present(
     """Each incident with `present`: the crews with cameras the zone doors counted inside
     its zone at its minute (core/doors.py), beside the plan's `covered_by`. Another
     organisation's crew is named by its organisation only, as in `covered_by`."""
+    if not incidents or not doors.any_admitted(match):  # no door has let anyone in
+        return [{**incident, "present": []} for incident in incidents]
     minutes = {i.id: i.minute for i in scenario_of(match).incidents_of(match.key)}
     everything = access.manages(user, match)
     own = set() if everything else {r.key for r in access.seen_list(user, match)}

@@ -21,7 +21,7 @@ from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence.changes import check_text, lock_match
 from pitchpass.web.services import access
-from pitchpass.web.services.snapshot import plan_of
+from pitchpass.web.services.snapshot import once, plan_of
 
 ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: typed from a phone screen
 CODE_LENGTH = 10
@@ -324,8 +324,10 @@ def scans_at(user: User, match_key: str, zone: str, limit: int = 20) -> list[m.S
 
 
 def any_admitted(match: m.Match) -> bool:
-    """Whether a zone door of the match has let anyone in."""
-    return m.Scan.objects.filter(match=match, result="admitted").exists()
+    """Whether a zone door of the match has let anyone in (once per page)."""
+    return once(
+        "admitted", match, lambda: m.Scan.objects.filter(match=match, result="admitted").exists()
+    )
 
 
 def present_at(match: m.Match, zone: str, minute: float) -> list[str]:

@@ -266,7 +266,7 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         open=closes is not None and now <= closes,  # None: the match is broken
         access=_access(user, match),
         broken=broken,
-        match_day=_quietly(lambda: waitlist.waitlist_for(user, match_key, now), None),
+        match_day=_quietly(lambda: waitlist.waitlist_of(user, match, now), None),
         scanned=doors.any_admitted(match),
     )
 

@@ -49,24 +49,29 @@ def _offers(match: m.Match) -> dict[str, m.Offer]:
     }
 
 
-def held_and_waiting(match: m.Match) -> tuple[list[str], list[str]]:
-    """The requests holding places (published grants, open offers) and those waiting:
-    refused in the published run as they are now, never offered a place before."""
-    offers = _offers(match)
-    rows = list(match.requests.filter(revoked=""))
-    held = [
-        r.key for r in rows if r.locked or (r.key in offers and offers[r.key].state == m.Offer.OPEN)
-    ]
+def held_and_waiting(
+    match: m.Match, offers: dict[str, m.Offer] | None = None
+) -> tuple[list[str], list[str]]:
+    """The requests holding places and those waiting (core/waitlist.py decides which)."""
+    offers = _offers(match) if offers is None else offers
     run = _published_run(match)
-    if run is None:
-        return held, []
-    current = {r.key for r in rows if r.changed_in <= run.version and not r.locked}
-    refused = [
-        d["request"]
-        for d in run.output["decisions"]
-        if d["status"] == Status.REFUSED and d["request"] in current and d["request"] not in offers
+    rows = match.requests.filter(revoked="").values_list("key", "locked", "changed_in")
+    standing = [
+        core.Standing(
+            key,
+            locked,
+            run is not None and changed_in <= run.version,
+            offers[key].state if key in offers else None,
+        )
+        for key, locked, changed_in in rows
     ]
-    return held, refused
+    published = None
+    if run is not None:
+        published = [
+            (d["request"], d["status"], [r.get("code", "") for r in d["reasons"]])
+            for d in run.output["decisions"]
+        ]
+    return core.held_and_waiting(standing, published)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,9 +92,19 @@ def tend(match_key: str, now: datetime) -> Tended:
         released = _release(match, now)
         promoted = _promote(match, now)
         next_at = _next_moment(match, now)
-        if next_at is not None:
-            tend_match.using(run_after=next_at).enqueue(match_key)
+        _schedule(match, next_at)
         return Tended(lapsed, released, promoted, next_at)
+
+
+def _schedule(match: m.Match, next_at: datetime | None) -> None:
+    """Queue the tend of `next_at` unless one is queued for that moment already (the
+    match's `tend_at`, read under its lock): one chain of tasks per match, not one per
+    change that asked for a tend."""
+    queued = m.Match.objects.filter(pk=match.pk).values_list("tend_at", flat=True).first()
+    if next_at is None or next_at == queued:
+        return
+    tend_match.using(run_after=next_at).enqueue(match.key)
+    m.Match.objects.filter(pk=match.pk).update(tend_at=next_at)
 
 
 def _lapse(match: m.Match, now: datetime) -> list[str]:
@@ -124,7 +139,9 @@ def _release(match: m.Match, now: datetime) -> list[str]:
         )
     ]
     plan = scenario.phases
-    out = core.no_shows(grants, plan, scans, minute_of(match, now), rules.release_before)
+    made = match.requests.filter(locked=True, granted_at__isnull=False)
+    since = {key: minute_of(match, at) for key, at in made.values_list("key", "granted_at") if at}
+    out = core.no_shows(grants, plan, scans, minute_of(match, now), rules.release_before, since)
     if not out:
         return []
     rows = {r.key: r for r in match.requests.filter(key__in=out).select_related("zone", "by")}
@@ -191,8 +208,8 @@ def _next_moment(match: m.Match, now: datetime) -> datetime | None:
 
 def _clock(match: m.Match, moment: datetime) -> str:
     """A moment as the match's local time of day and its minute from kick-off."""
-    local = moment + timedelta(minutes=match.kickoff_offset)
     minute = round(minute_of(match, moment))
+    local = match.kickoff + timedelta(minutes=minute + match.kickoff_offset)
     return f"{local:%H:%M} (minute {minute:+d})"
 
 
@@ -231,8 +248,8 @@ def answer(
             )
         if accept:
             _check_fits(match, row.key)
-            row.locked = True
-            row.save(update_fields=["locked"])
+            row.locked, row.granted_at = True, now
+            row.save(update_fields=["locked", "granted_at"])
             row.told = {"status": Status.GRANTED, "reasons": []}
             m.Request.objects.filter(pk=row.pk).update(told=row.told)
         offer.state = m.Offer.ACCEPTED if accept else m.Offer.DECLINED
@@ -255,32 +272,30 @@ def _may_answer(user: User, row: m.Request) -> bool:
 
 
 def _check_fits(match: m.Match, request_id: str) -> None:
-    """An accepted offer still fits beside the published grants and the other open offers
-    (an officer's publish since the offer could have taken its places)."""
+    """An accepted offer can still be granted: it fits beside the published grants and
+    the other open offers (an officer's publish since could have taken its places), and
+    nothing a grant by hand cannot set aside stands in its way since (a zone closed, the
+    club's consent taken back): the core's `grant_blockers`, every one of them."""
     scenario = scenario_of(match)
     held, _ = held_and_waiting(match)
     keep = set(held) - {request_id}
     scenario = dataclasses.replace(
         scenario,
         requests=tuple(
-            dataclasses.replace(r, locked=True)
-            if r.id in keep
-            else dataclasses.replace(r, locked=False)
-            if r.id == request_id
-            else r
+            dataclasses.replace(r, locked=r.id in keep) if r.id in keep or r.id == request_id else r
             for r in scenario.requests
         ),
     )
-    full = [
-        b
-        for b in grant_blockers(scenario, match.key, [], request_id)
-        if b.code is ReasonCode.CAPACITY
-    ]
-    if full:
-        raise ServiceError(
-            ErrorCode.NO_ROOM,
-            "the place has gone since it was offered: " + "; ".join(b.text for b in full),
-        )
+    present = {r.id for r in scenario.requests_of(match.key)}
+    if request_id not in present:
+        raise ServiceError(ErrorCode.CONFLICT, f'"{request_id}" can no longer be granted')
+    blockers = grant_blockers(scenario, match.key, [], request_id)
+    if not blockers:
+        return
+    said = "; ".join(b.text for b in blockers)
+    if all(b.code is ReasonCode.CAPACITY for b in blockers):
+        raise ServiceError(ErrorCode.NO_ROOM, "the place has gone since it was offered: " + said)
+    raise ServiceError(ErrorCode.CONFLICT, "it can no longer be granted: " + said)
 
 
 def offer_json(offer: m.Offer, now: datetime) -> dict[str, Any]:
@@ -298,24 +313,34 @@ def offer_json(offer: m.Offer, now: datetime) -> dict[str, Any]:
 
 def waitlist_for(user: User, match_key: str, now: datetime) -> dict[str, Any]:
     """The match's waitlist and offers as the user may see them: all for those who manage
-    the match, else their own organisation's (with their place in the order)."""
-    match = access.check_match(user, match_key)
-    seen = {r.key for r in access.seen_requests(user, match)}
+    the match, with each one's place in the order; else their own organisation's, without
+    it (a place would tell how many others wait)."""
+    return waitlist_of(user, access.check_match(user, match_key), now)
+
+
+def waitlist_of(user: User, match: m.Match, now: datetime) -> dict[str, Any]:
+    offers = _offers(match)
+    if not offers and _published_run(match) is None:
+        return {"waitlist": [], "offers": []}  # nothing published, nothing offered
     everything = access.manages(user, match)
-    _, waiting = held_and_waiting(match)
-    scenario = scenario_of(match)
-    listed = core.waitlist(scenario, match.key, waiting, minute_of(match, now))
-    offers = [
+    seen = set() if everything else {r.key for r in access.seen_requests(user, match)}
+    _, waiting = held_and_waiting(match, offers)
+    listed = core.waitlist(scenario_of(match), match.key, waiting, minute_of(match, now))
+    shown = [
         {**offer_json(o, now), "yours": _may_answer(user, o.request)}
-        for o in _offers(match).values()
+        for o in offers.values()
+        if everything or o.request.key in seen
     ]
     return {
         "waitlist": [
-            {"request": w.request, "by": w.by, "tier": w.tier, "place": w.place}
+            {
+                "request": w.request,
+                "by": w.by,
+                "tier": w.tier,
+                "place": w.place if everything else None,
+            }
             for w in listed
             if everything or w.request in seen
         ],
-        "offers": [
-            o for o in sorted(offers, key=lambda o: o["made"]) if everything or o["request"] in seen
-        ],
+        "offers": sorted(shown, key=lambda o: o["made"]),
     }
