@@ -289,3 +289,12 @@ def test_who_holds_and_who_waits_matches_the_oracle(
     held, waiting = held_and_waiting(standing, decisions if published else None)
     assert waiting == oracle_waiting(kept, run if published else None)
     assert held == [k for k, v in kept.items() if v["locked"] or v["offer"] == "open"]
+
+
+def test_an_open_offer_past_its_time_has_lapsed() -> None:
+    from pitchpass.core.waitlist import offer_state
+
+    until = START + timedelta(minutes=30)
+    assert offer_state("open", until, until - timedelta(seconds=1)) == "open"
+    assert offer_state("open", until, until) == "lapsed"
+    assert offer_state("accepted", until, until + timedelta(days=1)) == "accepted"

@@ -122,6 +122,15 @@ def promote(
     return Promotion(tuple(w.request for w in listed if w.request in granted), result)
 
 
+LAPSED = "lapsed"  # an offer's state once its time passed unanswered
+
+
+def offer_state(state: str, until: datetime, now: datetime) -> str:
+    """An offer's state at `now`: an open one past its time has lapsed, whether or not
+    the worker has marked it yet (it is answered as lapsed, never accepted)."""
+    return LAPSED if state == OPEN and until <= now else state
+
+
 def first_start(request: Request, plan: Sequence[Phase]) -> float:
     starts = {p.id: p.start for p in plan}
     return min(starts[p] for p in request.phases)

@@ -5,11 +5,14 @@ the same as the API."""
 from __future__ import annotations
 
 import json
+import re
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 import segno
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
@@ -48,18 +51,35 @@ def passes_page(request: HttpRequest, match_key: str) -> HttpResponse:
 def passes_pdf(request: HttpRequest, match_key: str) -> HttpResponse:
     """The passes as a PDF once the worker has made it; until then a page that says so
     and looks again every few seconds (202)."""
+    return sheet_page(request, match_key, sheets.sheet_for, "passes_pending.html", "passes")
+
+
+def sheet_page(
+    request: HttpRequest,
+    match_key: str,
+    sheet_of: Callable[[User, str], bytes | None],
+    pending: str,
+    stem: str,
+) -> HttpResponse:
+    """A sheet the worker makes (services/sheets.py) as the PDF once made, else the page
+    `pending` that says it is being made (202, it looks again)."""
     user = user_of(request)
     try:
-        pdf = sheets.sheet_for(user, match_key)
+        pdf = sheet_of(user, match_key)
         name = doors.match_name(user, match_key)
     except ServiceError as refused:
         raise page_404(refused) from None
     if pdf is None:
         values = context(request, match_key=match_key, match_name=name)
-        return render(request, "pitchpass/passes_pending.html", values, status=202)
+        return render(request, f"pitchpass/{pending}", values, status=202)
     answer = HttpResponse(pdf, content_type="application/pdf")
-    answer["Content-Disposition"] = f'inline; filename="passes-{match_key}.pdf"'
+    answer["Content-Disposition"] = f'inline; filename="{stem}-{file_name(match_key)}.pdf"'
     return answer
+
+
+def file_name(match_key: str) -> str:
+    """A match id as it may stand in a file name (ids may hold quotes or spaces)."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", match_key)[:100]
 
 
 @login_required

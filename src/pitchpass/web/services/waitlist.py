@@ -108,7 +108,7 @@ def _schedule(match: m.Match, next_at: datetime | None) -> None:
 
 
 def _lapse(match: m.Match, now: datetime) -> list[str]:
-    due = [o for o in _offers(match).values() if o.state == m.Offer.OPEN and o.until <= now]
+    due = [o for o in _offers(match).values() if o.state != core.offer_state(o.state, o.until, now)]
     for offer in due:
         offer.state, offer.answered = m.Offer.LAPSED, now
         offer.save(update_fields=["state", "answered"])
@@ -240,8 +240,8 @@ def answer(
         offer = m.Offer.objects.filter(request=row).first() if row is not None else None
         if row is None or offer is None or not _may_answer(user, row):
             raise ServiceError(ErrorCode.NOT_FOUND, f'no place offered to "{request_id}"', "id")
-        if offer.state != m.Offer.OPEN or offer.until <= now:
-            state = offer.state if offer.state != m.Offer.OPEN else m.Offer.LAPSED
+        state = core.offer_state(offer.state, offer.until, now)
+        if state != m.Offer.OPEN:
             raise ServiceError(
                 ErrorCode.CONFLICT,
                 f'the offer to "{request_id}" is {state}: it can no longer be answered',
@@ -299,9 +299,7 @@ def _check_fits(match: m.Match, request_id: str) -> None:
 
 
 def offer_json(offer: m.Offer, now: datetime) -> dict[str, Any]:
-    state = offer.state
-    if state == m.Offer.OPEN and offer.until <= now:
-        state = m.Offer.LAPSED  # the worker has not got to it yet
+    state = core.offer_state(offer.state, offer.until, now)  # marked by the worker or not
     return {
         "request": offer.request.key,
         "state": state,
