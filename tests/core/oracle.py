@@ -167,6 +167,8 @@ def eligibility_reasons(
         club = match[occupant]
         if request["by"] != club and club not in (request.get("consent") or []):
             reasons.append({"code": "no-consent", "text": f"{club} has not consented"})
+    if request.get("no_shows", 0) > 0:  # the no-show bar, worked out before the decide
+        reasons.append({"code": "no-shows", "text": "barred by its organisation's no-shows"})
     return reasons
 
 

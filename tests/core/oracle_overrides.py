@@ -44,7 +44,7 @@ def set_aside(doc: Doc, match_id: str, request_id: str) -> list[str]:
     zones = {z["id"]: z for z in venue_of(match, doc)["zones"]}
     request = {**_requests(doc, match_id)[request_id], "locked": False}
     reasons = eligibility_reasons(request, match, zones, doc)
-    return [r["code"] for r in reasons if r["code"] != "late"]
+    return [r["code"] for r in reasons if r["code"] not in ("late", "no-shows")]
 
 
 def oracle_standing(

@@ -246,6 +246,8 @@ def scenarios(draw: st.DrawFn) -> dict[str, Any]:
                     unique=True,
                 )
             )
+        if draw(st.integers(0, 7)) == 0:
+            req["no_shows"] = draw(st.sampled_from([0, 1, 2, 3]))  # the no-show bar
         if draw(st.integers(0, 9)) == 0:
             req["locked"] = True
             doc_so_far = {**doc, "matches": matches, "requests": [*requests, req]}

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from builders import codes, decided, req, scenario, statuses, zone
-from pitchpass.core import decide_document, load_document
-from pitchpass.core.policy import beyond_override
+from pitchpass.core import ScenarioInvalid, decide_document, load_document
+from pitchpass.core.policy import beyond_override, ineligibility
 
 KICK = "2024-05-01T15:00:00+00:00"
 
@@ -105,6 +107,30 @@ def test_every_eligibility_reason_is_given_at_once() -> None:
     assert codes(decided(doc)["r1"]) == ["closed", "late", "no-consent"]
 
 
+def test_a_request_the_no_show_bar_names_is_refused_and_frees_its_place() -> None:
+    doc = scenario(
+        req("barred", "p1", crew=4, submitted="2024-04-01T00:00:00+00:00"),
+        req("next", "p2", crew=4),
+        req("held", "h", zone="pitch", locked=True),
+    )
+    doc["requests"][0]["no_shows"] = 2
+    doc["requests"][2]["no_shows"] = 3  # a published grant is never taken back
+    result = decided(doc)
+    assert codes(result["barred"]) == ["no-shows"]
+    assert "2 no-shows" in result["barred"]["reasons"][0]["text"]
+    assert statuses(doc) == {"barred": "refused", "next": "granted", "held": "granted"}
+    doc["requests"][0]["no_shows"] = 0  # 0: not barred (the default)
+    assert statuses(doc)["barred"] == "granted"
+
+
+def test_the_no_show_bar_is_checked_as_a_whole_number() -> None:
+    doc = scenario(req("r1", "p1"))
+    doc["requests"][0]["no_shows"] = -1
+    with pytest.raises(ScenarioInvalid) as raised:
+        load_document(doc)
+    assert [p.path for p in raised.value.problems] == ["requests[0].no_shows"]
+
+
 def test_a_grant_by_hand_sets_aside_lateness_only() -> None:
     doc = scenario(
         req("r1", "p1", zone="away-room", phases=("first-half",), submitted="2024-05-01T14:00:00Z",
@@ -120,6 +146,10 @@ def test_a_grant_by_hand_sets_aside_lateness_only() -> None:
         "no-consent",
     ]  # locked or not: it asks what a grant by hand would have to set aside
     assert beyond_override(own, match, venue, loaded.policy) == []  # late, its own room
+    barred = dataclasses.replace(own, no_shows=2)  # the no-show bar: the league's own rule
+    codes_now = [r.code for r in ineligibility(barred, match, venue, loaded.policy)]
+    assert codes_now == ["late", "no-shows"]
+    assert beyond_override(barred, match, venue, loaded.policy) == []
 
 
 def test_locked_request_skips_eligibility_and_is_granted() -> None:

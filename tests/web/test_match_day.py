@@ -6,6 +6,7 @@ in, offers its places to the next on the waitlist, tells both, and an offer is a
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +16,8 @@ from test_doors import SEED
 
 from pitchpass.web.errors import ServiceError
 from pitchpass.web.persistence import models as m
-from pitchpass.web.services import waitlist
+from pitchpass.web.services import entries, waitlist
+from pitchpass.web.services.accounts import do_add_user
 
 pytestmark = pytest.mark.django_db
 
@@ -259,3 +261,97 @@ def test_tends_asked_for_again_and_again_queue_one_task_a_moment(desk) -> None:
         waitlist.tend(SEED, _at(100))
     later = DBTaskResult.objects.filter(task_path__endswith="tend_match", run_after=_at(107))
     assert later.count() == 1
+
+
+def _return_match(*requests: tuple[str, str, str, int]) -> None:
+    """A second match of the seed's competition (the return derby, 3 weeks later) with
+    these requests (id, by, zone, crew), sent a week after the seed match, one an hour."""
+    from pitchpass.core.parse import parse_text
+    from pitchpass.web.persistence import store
+
+    document = parse_text(SEED_FILE.read_text(), SEED_FILE.name)
+    kickoff = _kickoff() + timedelta(days=21)
+    sent = _kickoff() + timedelta(days=7)
+    document["matches"] = [{**document["matches"][0], "id": RETURN, "kickoff": kickoff.isoformat()}]
+    document["requests"] = [
+        {"id": rid, "match": RETURN, "by": by, "zone": zone, "phases": ["post-match"],
+         "crew": crew, "submitted": (sent + timedelta(hours=n)).isoformat()}
+        for n, (rid, by, zone, crew) in enumerate(requests)
+    ]  # fmt: skip
+    document["incidents"] = []
+    store.load(document)
+
+
+RETURN = "mci-mun-return"
+SEED_FILE = Path(__file__).parents[2] / "scenarios" / "manchester-derby-2017.yaml"
+
+
+def _decided(client: Client, match: str) -> dict[str, Any]:
+    answer = client.post(f"/api/matches/{match}/decide")
+    assert answer.status_code == 200, answer.content
+    return {d["request"]: d for d in answer.json()["decisions"]}
+
+
+def test_the_no_show_bar_refuses_the_next_request_of_the_season(desk) -> None:
+    """play-sports misses the derby (a no-show at its release time); with a limit of 1 its
+    next request of the competition, at the return match, is refused `no-shows` and the
+    place goes to the next crew; the one after is decided as ever. Withdrawn, the barred
+    request passes the bar to the next one; a grant by hand sets the bar aside."""
+    _check_in_all_but("r23")
+    assert waitlist.tend(SEED, _at(108)).released == ["r23"]
+    _return_match(
+        ("p1", "play-sports", "tunnel", 40), ("b1", "bt-sport", "tunnel", 10),
+        ("p2", "play-sports", "mixed-zone", 1),
+    )  # fmt: skip
+    m.Competition.objects.update(no_show_limit=1)  # a load sets the file's (the default 2)
+    decided = _decided(desk["officer"], RETURN)
+    assert [r["code"] for r in decided["p1"]["reasons"]] == ["no-shows"]
+    assert "1 no-show in this competition" in decided["p1"]["reasons"][0]["text"]
+    assert decided["b1"]["status"] == "granted"  # p1's 40 places would have left no room
+    assert decided["p2"]["status"] == "granted"  # the bar refuses one request, not two
+    # Withdrawn (by an admin: the return match's deadline is long past), the bar moves on.
+    do_add_user("admin", "admin", None, "pw-for-tests-only-7")
+    entries.do_withdraw_request(_user("admin"), RETURN, "p1", _at(200))
+    decided = _decided(desk["officer"], RETURN)
+    assert [r["code"] for r in decided["p2"]["reasons"]] == ["no-shows"]
+    # The league's own rule: the officer may set it aside by hand.
+    override = desk["officer"].post(
+        f"/api/matches/{RETURN}/requests/p2/override",
+        {"status": "granted", "reason": "their crew was stuck in traffic"},
+        "application/json",
+    )
+    assert override.status_code == 200, override.content
+    shown = desk["officer"].get(f"/api/matches/{RETURN}/decisions").json()
+    assert {d["request"]: d["status"] for d in shown["decisions"]}["p2"] == "granted"
+
+
+def test_no_bar_without_a_limit_or_before_the_no_show(desk) -> None:
+    _check_in_all_but("r23")
+    waitlist.tend(SEED, _at(108))
+    _return_match(("p1", "play-sports", "mixed-zone", 1))
+    m.Competition.objects.update(no_show_limit=0)
+    assert _decided(desk["officer"], RETURN)["p1"]["status"] == "granted"
+    m.Competition.objects.update(no_show_limit=1)
+    assert _decided(desk["officer"], RETURN)["p1"]["reasons"][0]["code"] == "no-shows"
+    # A request sent before the no-show (its release time) is not barred.
+    m.Request.objects.filter(key="p1").update(submitted=_at(100))
+    assert _decided(desk["officer"], RETURN)["p1"]["status"] == "granted"
+
+
+def test_an_exported_match_carries_the_bar_and_decides_alike_on_the_command_line(desk) -> None:
+    from pitchpass.core import decide_document
+    from pitchpass.web.persistence import store
+
+    _check_in_all_but("r23")
+    waitlist.tend(SEED, _at(108))
+    _return_match(("p1", "play-sports", "mixed-zone", 1), ("p2", "play-sports", "tunnel", 1))
+    m.Competition.objects.update(no_show_limit=1)
+    document = store.export(RETURN)
+    assert [(r["id"], r.get("no_shows")) for r in document["requests"]] == [("p1", 1), ("p2", None)]
+    on_the_desk = _decided(desk["officer"], RETURN)
+    cli = {d["request"]: d for d in decide_document(document)["matches"][0]["decisions"]}
+    assert cli["p1"]["reasons"] == on_the_desk["p1"]["reasons"]
+    assert cli["p2"]["status"] == on_the_desk["p2"]["status"] == "granted"
+    # Loaded back, the file's `no_shows` is not kept (the desk works it out): a warning says so.
+    loaded = store.load(document, replace=True)
+    assert [w.path for w in loaded.warnings] == ["requests[0].no_shows"]

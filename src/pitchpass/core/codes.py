@@ -12,6 +12,7 @@ class ReasonCode(StrEnum):
     CLOSED = "closed"
     NO_CONSENT = "no-consent"
     CAPACITY = "capacity"
+    NO_SHOWS = "no-shows"  # its organisation's no-shows bar it (docs/scenario-extensions.md)
     OVERRIDE = "override"  # refused by hand: the officer's written reason (the desk's own)
 
 

@@ -90,6 +90,9 @@ class Request:
     cameras: int = 1
     consent: frozenset[str] = frozenset()
     locked: bool = False
+    # >0: the no-shows of its organisation that bar it (docs/scenario-extensions.md, "The
+    # no-show bar"; the desk works it out with core.waitlist.barred): refused `no-shows`
+    no_shows: int = 0
 
 
 @dataclass(frozen=True)

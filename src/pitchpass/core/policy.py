@@ -72,7 +72,18 @@ def ineligibility(
                 f"{zone.occupant} club, which has not consented to this crew",
             )
         )
+    if request.no_shows:
+        reasons.append(Reason(ReasonCode.NO_SHOWS, no_show_text(request.no_shows)))
     return reasons
+
+
+def no_show_text(count: int) -> str:
+    """Why the no-show bar refuses a request (docs/scenario-extensions.md)."""
+    times = "no-show" if count == 1 else "no-shows"
+    return (
+        f"its organisation had {count} {times} in this competition before it was sent "
+        "(crews not checked in by their release time): the next request is refused"
+    )
 
 
 def _zone(venue: Venue, zone_id: str) -> str:
@@ -108,10 +119,11 @@ def beyond_override(
 ) -> list[Reason]:
     """The reasons no grant by hand sets aside: a zone closed (itself or one it is reached
     through) in a phase asked for, and a dressing room without its club's consent. An
-    officer's grant overrides the order, the room and the deadline, never another's say."""
+    officer's grant overrides the order, the room, the deadline and the no-show bar (the
+    league's own rules), never another's say."""
     unlocked = dataclasses.replace(request, locked=False)
     reasons = ineligibility(unlocked, match, venue, policy, names)
-    return [r for r in reasons if r.code != ReasonCode.LATE]
+    return [r for r in reasons if r.code not in (ReasonCode.LATE, ReasonCode.NO_SHOWS)]
 
 
 def _when(moment: datetime) -> str:

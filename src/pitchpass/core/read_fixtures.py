@@ -201,6 +201,7 @@ def _has_deadline(kickoff: datetime, deadline: timedelta) -> bool:
 
 _REQUEST_FIELDS = (
     "id", "match", "by", "zone", "phases", "crew", "cameras", "submitted", "consent", "locked",
+    "no_shows",
 )  # fmt: skip
 
 
@@ -247,6 +248,7 @@ def requests(
         for k, org in enumerate(consent):
             reader.reference(org, f"{path}.consent[{k}]", org_ids, "organisation")
         locked = reader.boolean(item, "locked", path)
+        no_shows = reader.integer(item, "no_shows", path, 0, 0)
         if request_id and match and by and zone and phases and crew and submitted:
             result.append(
                 Request(
@@ -260,6 +262,7 @@ def requests(
                     cameras if cameras is not None else 1,
                     frozenset(consent),
                     locked,
+                    no_shows or 0,
                 )
             )
             positions.append(i)

@@ -65,6 +65,7 @@ def scenario_schema() -> dict[str, Any]:
             "submitted": _TIME,
             "consent": _IDS,
             "locked": {"type": "boolean", "default": False},
+            "no_shows": {"type": "integer", "minimum": 0, "default": 0},
         },
         ["id", "match", "by", "zone", "phases", "crew", "submitted"],
     )

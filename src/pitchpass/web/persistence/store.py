@@ -16,7 +16,14 @@ from typing import Any
 from django.db import transaction
 from django.db.models import F, ProtectedError, QuerySet
 
-from pitchpass.core import Problem, Scenario, ScenarioInvalid, check_document, load_document
+from pitchpass.core import (
+    Problem,
+    Scenario,
+    ScenarioInvalid,
+    check_document,
+    load_document,
+    waitlist,
+)
 from pitchpass.core.model import DEFAULT_PHASES, MatchDay, Phase
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import rows
@@ -72,11 +79,16 @@ def load(document: dict[str, Any], replace: bool = False) -> Loaded:
         raise ScenarioInvalid(
             [Problem("", f"the file leaves out things still used elsewhere: {names}")]
         ) from None
+    derived = [
+        Problem(f"requests[{n}].no_shows", "not kept: the desk works the no-show bar out itself")
+        for n, r in enumerate(document.get("requests") or [])
+        if isinstance(r, dict) and r.get("no_shows")
+    ]
     return Loaded(
         len(scenario.matches),
         len(scenario.requests),
         len(scenario.incidents),
-        tuple(warnings),
+        (*warnings, *derived),
         tuple(changed),
     )
 
@@ -464,9 +476,42 @@ def export(match_key: str, entries: bool = True) -> dict[str, Any]:
                 **({"host": match.host.key} if match.host else {}),
             }
         ],
-        "requests": [request_json(match.key, r) for r in requests],
+        "requests": _barred(match, [request_json(match.key, r) for r in requests]),
         "incidents": [_incident(match.key, i) for i in incidents],
     }
+
+
+def _barred(match: m.Match, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The requests, each that the no-show bar refuses with its `no_shows` (the desk's
+    side of docs/scenario-extensions.md, "The no-show bar": the core decides it)."""
+    bar = no_show_bar(match.competition) if requests else {}
+    return [
+        {**r, "no_shows": bar[match.key, r["id"]]} if (match.key, r["id"]) in bar else r
+        for r in requests
+    ]
+
+
+def no_show_bar(competition: m.Competition) -> dict[tuple[str, str], int]:
+    """(match, request) -> no-shows, for each request of the competition the no-show bar
+    refuses (core.waitlist.barred): the requests as they stand (a withdrawn one is gone; a
+    changed one counts as sent when changed) of every organisation that has had a no-show
+    in it, each no-show at its release moment. One query; none when the limit is 0."""
+    limit = competition.no_show_limit
+    if limit <= 0:
+        return {}
+    mine = m.Request.objects.filter(match__competition=competition)
+    rows = mine.filter(by__in=mine.filter(no_show__isnull=False).values("by")).values_list(
+        "match__key", "key", "by__key", "submitted", "no_show"
+    )
+    events: list[waitlist.Event] = []
+    refs: list[tuple[str, str]] = []
+    for match, key, by, submitted, no_show in rows:
+        ref = str(len(refs))  # a request's id is unique in its match only
+        refs.append((match, key))
+        events.append(waitlist.Event(by, submitted, waitlist.REQUEST, ref))
+        if no_show is not None:
+            events.append(waitlist.Event(by, no_show, waitlist.NO_SHOW, ref))
+    return {refs[int(ref)]: count for ref, count in waitlist.barred(events, limit).items()}
 
 
 def add_request(row: m.Request) -> None:
