@@ -298,3 +298,17 @@ def test_an_open_offer_past_its_time_has_lapsed() -> None:
     assert offer_state("open", until, until - timedelta(seconds=1)) == "open"
     assert offer_state("open", until, until) == "lapsed"
     assert offer_state("accepted", until, until + timedelta(days=1)) == "accepted"
+
+
+def test_an_open_offer_holds_its_places_in_the_officers_proposals() -> None:
+    from pitchpass.core import decide_match
+    from pitchpass.core.codes import Status
+    from pitchpass.core.waitlist import holding
+
+    scenario = load_document(_seed())
+    assert holding(scenario, []) is scenario
+    held = holding(scenario, ["r24"])
+    assert [r.id for r in held.requests if r.locked != (r.id == "r24")] == []
+    result = decide_match(held, MATCH)
+    assert result.decision("r24").status is Status.GRANTED  # its places kept for its answer
+    assert decide_match(scenario, MATCH).decision("r24").status is Status.REFUSED

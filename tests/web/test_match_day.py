@@ -16,6 +16,7 @@ from test_doors import SEED
 
 from pitchpass.web.errors import ServiceError
 from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence.changes import changed
 from pitchpass.web.services import entries, waitlist
 from pitchpass.web.services.accounts import do_add_user
 
@@ -355,3 +356,31 @@ def test_an_exported_match_carries_the_bar_and_decides_alike_on_the_command_line
     # Loaded back, the file's `no_shows` is not kept (the desk works it out): a warning says so.
     loaded = store.load(document, replace=True)
     assert [w.path for w in loaded.warnings] == ["requests[0].no_shows"]
+
+
+def test_an_open_offer_holds_its_places_against_the_officers_decide_and_publish(desk) -> None:
+    """The officer decides, grants by hand and publishes while the documentary's offer is
+    open: its places stay held (granted in the proposal, published only once accepted)."""
+    _check_in_all_but("r23")
+    assert waitlist.tend(SEED, _at(108)).promoted == ["r24"]
+    officer = desk["officer"]
+    match = m.Match.objects.get(key=SEED)  # a partner's late request: refused, but a
+    m.Request.objects.create(  # grant by hand sets the deadline aside
+        match=match, key="x1", by=m.Organisation.objects.get(key="bt-sport"),
+        zone=match.venue.zones.get(key="tunnel"), phases=["post-match"], crew=2,
+        submitted=_at(-60), position=999, changed_in=match.version + 1,
+    )  # fmt: skip
+    changed(match)
+    assert _decided(officer, SEED)["r24"]["status"] == "granted"  # held for its offer
+    grant = officer.post(
+        f"/api/matches/{SEED}/requests/x1/override",
+        {"status": "granted", "reason": "the partner asked"},
+        "application/json",
+    )
+    assert grant.status_code == 409 and grant.json()["code"] == "no-room", grant.content
+    published = officer.post(f"/api/matches/{SEED}/publish")
+    assert published.status_code == 200 and "r24" not in published.json()["published"]
+    assert not m.Request.objects.get(match__key=SEED, key="r24").locked
+    assert m.Offer.objects.get(request__key="r24").state == "open"
+    waitlist.answer(_user("docs"), SEED, "r24", True, _at(110))
+    assert m.Request.objects.get(match__key=SEED, key="r24").locked

@@ -138,6 +138,8 @@ def test_generated_scenarios_agree_through_the_web_layer(doc: dict[str, Any]) ->
     from pitchpass.web.services import board
 
     _clear()
+    for request in doc["requests"]:  # the desk works the no-show bar out from its own
+        request.pop("no_shows", None)  # no-shows (none here): a load does not keep it
     store.load(copy.deepcopy(doc))
     if not User.objects.filter(username="root").exists():
         _admin()

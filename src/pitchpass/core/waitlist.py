@@ -122,6 +122,20 @@ def promote(
     return Promotion(tuple(w.request for w in listed if w.request in granted), result)
 
 
+def holding(scenario: Scenario, offered: Iterable[str]) -> Scenario:
+    """The scenario as the officer's proposals decide it while offers are open (docs
+    "Open offers hold their places"): each request of `offered` `locked`, so that no
+    decide, grant by hand or what-if gives its places to another; it is granted in the
+    proposal and becomes a published grant only when its crew accepts."""
+    keep = set(offered)
+    if not keep:
+        return scenario
+    requests = tuple(
+        dataclasses.replace(r, locked=True) if r.id in keep else r for r in scenario.requests
+    )
+    return dataclasses.replace(scenario, requests=requests)
+
+
 LAPSED = "lapsed"  # an offer's state once its time passed unanswered
 
 

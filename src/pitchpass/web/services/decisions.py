@@ -43,6 +43,7 @@ from pitchpass.core.policy import club_names, ineligibility
 from pitchpass.core.reasons import Reason, places_to_fit
 from pitchpass.core.report import match_json
 from pitchpass.core.room import Room, room_for
+from pitchpass.core.waitlist import holding
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence.audit import audit
@@ -56,10 +57,17 @@ def do_decide(user: User, match_key: str) -> dict[str, Any]:
     """Decide the match as stored (a proposal) and keep the run. Locks the match."""
     with transaction.atomic():
         match = managed(user, match_key)
-        output = match_json(decide_match(scenario_of(match), match.key))
+        output = match_json(decide_match(proposal_of(match), match.key))
         run = _save_run(match, user, output, [])
         audit(user, "decide", match, f"run {run.number}", None, output)
         return output
+
+
+def proposal_of(match: m.Match) -> Scenario:
+    """The match as the officer's proposals (decide, override, what-if, the board as it
+    stands) decide it: the places offered to the waitlist and not answered yet are held,
+    as published grants are (core.waitlist.holding)."""
+    return once("proposal", match, lambda: holding(scenario_of(match), waitlist.offered(match)))
 
 
 def _save_run(
@@ -125,7 +133,7 @@ def do_override(
             )
         if row.revoked:
             raise ServiceError(ErrorCode.CONFLICT, f"{request_id} was revoked: {row.revoked}")
-        scenario = scenario_of(match)
+        scenario = proposal_of(match)
         kept = _kept_overrides(match, scenario)  # not those withdrawn or lapsed since
         if status == Status.GRANTED:
             check_grant(scenario, match.key, kept, request_id)
@@ -221,7 +229,7 @@ def do_publish(user: User, match_key: str) -> list[str]:
             )
         rows = match.requests.filter(
             decisions__run=run, decisions__status=Status.GRANTED, locked=False
-        )
+        ).exclude(offer__state=m.Offer.OPEN)  # an offer is published when accepted
         newly = sorted(rows.values_list("key", flat=True))
         already = sorted(published_keys(match))
         m.Request.objects.filter(pk__in=[r.pk for r in rows]).update(
@@ -374,7 +382,7 @@ def _as_it_stands(match: m.Match, leaving_out: str | None) -> tuple[Scenario, Ov
 
 
 def _decide_as_it_stands(match: m.Match, leaving_out: str | None) -> tuple[Scenario, Overridden]:
-    scenario = scenario_of(match)
+    scenario = proposal_of(match)
     if leaving_out in {r.id for r in scenario.requests}:
         scenario = apply_changes(scenario, Changes(refuse=(leaving_out or "",)))
     return scenario, decide_overridden(scenario, match.key, _run_overrides(match))
@@ -516,7 +524,7 @@ def desk(match: m.Match, run: m.DecisionRun | None) -> dict[str, Any]:
     "zone@phase" that would make it fit; a request absent here can be granted by hand),
     and `crowded` (a request the run refused for room -> the grants by hand holding places
     there, each {"request", "reason"}). Published and revoked requests are in neither."""
-    scenario = scenario_of(match)
+    scenario = proposal_of(match)
     kept = _kept_overrides(match, scenario)
     blocked = {}
     for request in scenario.requests_of(match.key):
@@ -774,7 +782,7 @@ def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, A
                 f"{row.key} was revoked ({row.revoked}): it is out of every decision",
                 field,
             )
-    scenario = scenario_of(match)
+    scenario = proposal_of(match)
     try:
         changes = Changes(
             tuple(body.get("grant") or ()),

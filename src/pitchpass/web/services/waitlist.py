@@ -23,7 +23,7 @@ from pitchpass.web.persistence.audit import audit
 from pitchpass.web.persistence.changes import changed, lock_match
 from pitchpass.web.services import access, notices
 from pitchpass.web.services.queue import job
-from pitchpass.web.services.snapshot import scenario_of
+from pitchpass.web.services.snapshot import once, scenario_of
 
 
 def minute_of(match: m.Match, moment: datetime) -> float:
@@ -43,10 +43,19 @@ def _published_run(match: m.Match) -> m.DecisionRun | None:
 
 
 def _offers(match: m.Match) -> dict[str, m.Offer]:
-    return {
-        o.request.key: o
-        for o in m.Offer.objects.filter(request__match=match).select_related("request__match")
-    }
+    """The match's offers by request (read once per version while a page is read)."""
+
+    def read() -> dict[str, m.Offer]:
+        offers = m.Offer.objects.filter(request__match=match).select_related("request__match")
+        return {o.request.key: o for o in offers}
+
+    return once("offers", match, read)
+
+
+def offered(match: m.Match) -> list[str]:
+    """The requests offered a place and not answered yet (one past its time holds its
+    place until the worker marks it lapsed, moments later)."""
+    return [key for key, o in _offers(match).items() if o.state == m.Offer.OPEN]
 
 
 def held_and_waiting(
