@@ -76,9 +76,13 @@ def requests_of(match: m.Match) -> list[m.Request]:
 
 
 def plan_of(match: m.Match) -> tuple[Phase, ...]:
-    """The match's phases as the core has them (the competition's, or the default)."""
-    phases = document_of(match)["phases"]
-    return tuple(Phase(p["id"], p["start"], p["end"]) for p in phases) or DEFAULT_PHASES
+    """The match's phases as the core has them (the competition's, or the default): one
+    query, not the match's whole export (a door asks at every scan)."""
+    cache = _READ.get()
+    read = cache.get(("document", match.pk, match.version)) if cache is not None else None
+    if read is not None:  # the page has read the whole match already
+        return tuple(Phase(p["id"], p["start"], p["end"]) for p in read["phases"]) or DEFAULT_PHASES
+    return once("plan", match, lambda: store.plan_of(match))
 
 
 # Across requests, in this process: the room hint's decided places, by match, version and
