@@ -384,3 +384,17 @@ def test_an_open_offer_holds_its_places_against_the_officers_decide_and_publish(
     assert m.Offer.objects.get(request__key="r24").state == "open"
     waitlist.answer(_user("docs"), SEED, "r24", True, _at(110))
     assert m.Request.objects.get(match__key=SEED, key="r24").locked
+
+
+def test_the_board_tells_the_barred_organisation_why(desk) -> None:
+    _check_in_all_but("r23")
+    waitlist.tend(SEED, _at(108))
+    _return_match(("p1", "play-sports", "mixed-zone", 1))
+    m.Competition.objects.update(no_show_limit=1)
+    _decided(desk["officer"], RETURN)
+    do_add_user("play", "media", "play-sports", "pw-for-tests-only-7")
+    page = Client()
+    page.force_login(_user("play"))
+    board = page.get(f"/matches/{RETURN}/")
+    assert board.status_code == 200
+    assert "1 no-show in this competition before it was sent" in board.content.decode()
