@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
+from django.utils import timezone
 from test_doors import SEED
 
 from pitchpass.web.errors import ServiceError
@@ -363,6 +364,8 @@ def test_an_open_offer_holds_its_places_against_the_officers_decide_and_publish(
     open: its places stay held (granted in the proposal, published only once accepted)."""
     _check_in_all_but("r23")
     assert waitlist.tend(SEED, _at(108)).promoted == ["r24"]
+    offer = m.Offer.objects.filter(request__key="r24")  # the seed match is long over: its
+    offer.update(until=timezone.now() + timedelta(hours=1))  # offer open an hour from now
     officer = desk["officer"]
     match = m.Match.objects.get(key=SEED)  # a partner's late request: refused, but a
     m.Request.objects.create(  # grant by hand sets the deadline aside
@@ -384,6 +387,13 @@ def test_an_open_offer_holds_its_places_against_the_officers_decide_and_publish(
     assert m.Offer.objects.get(request__key="r24").state == "open"
     waitlist.answer(_user("docs"), SEED, "r24", True, _at(110))
     assert m.Request.objects.get(match__key=SEED, key="r24").locked
+
+
+def test_an_offer_past_its_time_holds_nothing_even_before_the_worker_marks_it(desk) -> None:
+    _check_in_all_but("r23")
+    waitlist.tend(SEED, _at(108))  # the seed match is long over: the offer's time is past
+    assert m.Offer.objects.get(request__key="r24").state == "open"  # not marked yet
+    assert waitlist.offered(m.Match.objects.get(key=SEED)) == []
 
 
 def test_the_board_tells_the_barred_organisation_why(desk) -> None:

@@ -53,9 +53,14 @@ def _offers(match: m.Match) -> dict[str, m.Offer]:
 
 
 def offered(match: m.Match) -> list[str]:
-    """The requests offered a place and not answered yet (one past its time holds its
-    place until the worker marks it lapsed, moments later)."""
-    return [key for key, o in _offers(match).items() if o.state == m.Offer.OPEN]
+    """The requests offered a place and not answered yet, now (one past its time has
+    lapsed, whether or not the worker has marked it: it holds nothing)."""
+    now = timezone.now()
+    return [
+        key
+        for key, o in _offers(match).items()
+        if core.offer_state(o.state, o.until, now) == m.Offer.OPEN
+    ]
 
 
 def held_and_waiting(
