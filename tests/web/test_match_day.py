@@ -265,18 +265,19 @@ def test_tends_asked_for_again_and_again_queue_one_task_a_moment(desk) -> None:
     assert later.count() == 1
 
 
-def _return_match(*requests: tuple[str, str, str, int]) -> None:
+def _return_match(*requests: tuple[str, str, str, int], key: str = "", days: int = 21) -> None:
     """A second match of the seed's competition (the return derby, 3 weeks later) with
     these requests (id, by, zone, crew), sent a week after the seed match, one an hour."""
     from pitchpass.core.parse import parse_text
     from pitchpass.web.persistence import store
 
     document = parse_text(SEED_FILE.read_text(), SEED_FILE.name)
-    kickoff = _kickoff() + timedelta(days=21)
-    sent = _kickoff() + timedelta(days=7)
-    document["matches"] = [{**document["matches"][0], "id": RETURN, "kickoff": kickoff.isoformat()}]
+    key = key or RETURN
+    kickoff = _kickoff() + timedelta(days=days)
+    sent = _kickoff() + timedelta(days=days - 14)
+    document["matches"] = [{**document["matches"][0], "id": key, "kickoff": kickoff.isoformat()}]
     document["requests"] = [
-        {"id": rid, "match": RETURN, "by": by, "zone": zone, "phases": ["post-match"],
+        {"id": rid, "match": key, "by": by, "zone": zone, "phases": ["post-match"],
          "crew": crew, "submitted": (sent + timedelta(hours=n)).isoformat()}
         for n, (rid, by, zone, crew) in enumerate(requests)
     ]  # fmt: skip
@@ -381,6 +382,17 @@ def test_an_open_offer_holds_its_places_against_the_officers_decide_and_publish(
         "application/json",
     )
     assert grant.status_code == 409 and grant.json()["code"] == "no-room", grant.content
+    refuse = officer.post(
+        f"/api/matches/{SEED}/requests/r24/override",
+        {"status": "refused", "reason": "changed my mind"},
+        "application/json",
+    )  # its crew answers the offer: nothing by hand while it is open
+    assert refuse.status_code == 409 and "offered a place" in refuse.json()["message"]
+    from pitchpass.web.services import views
+
+    seen = views.board_of(_user("officer"), SEED, {}, timezone.now())
+    row = next(r for r in seen.rows if r.key == "r24")
+    assert row.offered and not row.can_override  # the board offers no override of it
     published = officer.post(f"/api/matches/{SEED}/publish")
     assert published.status_code == 200 and "r24" not in published.json()["published"]
     assert not m.Request.objects.get(match__key=SEED, key="r24").locked
@@ -408,3 +420,22 @@ def test_the_board_tells_the_barred_organisation_why(desk) -> None:
     board = page.get(f"/matches/{RETURN}/")
     assert board.status_code == 200
     assert "1 no-show in this competition before it was sent" in board.content.decode()
+
+
+def test_a_run_made_before_the_bar_moved_is_stale(desk) -> None:
+    """The bar moves with other matches (here a withdrawal at the return match): a run of
+    a third match decided before is stale, not published as it was."""
+    _check_in_all_but("r23")
+    waitlist.tend(SEED, _at(108))
+    _return_match(("p1", "play-sports", "mixed-zone", 1))
+    _return_match(("p2", "play-sports", "mixed-zone", 1), key="third", days=28)
+    m.Competition.objects.update(no_show_limit=1)
+    assert _decided(desk["officer"], "third")["p2"]["status"] == "granted"  # p1 is barred
+    do_add_user("admin", "admin", None, "pw-for-tests-only-7")
+    entries.do_withdraw_request(_user("admin"), RETURN, "p1", _at(200))
+    stale = desk["officer"].post("/api/matches/third/publish")
+    assert stale.status_code == 409 and stale.json()["code"] == "stale-run", stale.content
+    assert "no-show bar" in stale.json()["message"]
+    assert _decided(desk["officer"], "third")["p2"]["reasons"][0]["code"] == "no-shows"
+    assert desk["officer"].post("/api/matches/third/publish").status_code == 200
+    assert not m.Request.objects.get(match__key="third", key="p2").locked

@@ -491,6 +491,11 @@ def _barred(match: m.Match, requests: list[dict[str, Any]]) -> list[dict[str, An
     ]
 
 
+def no_show_bar_of(match: m.Match) -> dict[str, int]:
+    """Request id -> no-shows, for each request of the match the no-show bar refuses."""
+    return {key: n for (at, key), n in no_show_bar(match.competition).items() if at == match.key}
+
+
 def no_show_bar(competition: m.Competition) -> dict[tuple[str, str], int]:
     """(match, request) -> no-shows, for each request of the competition the no-show bar
     refuses (core.waitlist.barred): the requests as they stand (a withdrawn one is gone; a
@@ -500,13 +505,17 @@ def no_show_bar(competition: m.Competition) -> dict[tuple[str, str], int]:
     if limit <= 0:
         return {}
     mine = m.Request.objects.filter(match__competition=competition)
-    rows = mine.filter(by__in=mine.filter(no_show__isnull=False).values("by")).values_list(
-        "match__key", "key", "by__key", "submitted", "no_show"
+    rows = (
+        mine.filter(by__in=mine.filter(no_show__isnull=False).values("by"))
+        .order_by("submitted", "match__key", "key")
+        .values_list("match__key", "key", "by__key", "submitted", "no_show")
     )
     events: list[waitlist.Event] = []
     refs: list[tuple[str, str]] = []
     for match, key, by, submitted, no_show in rows:
-        ref = str(len(refs))  # a request's id is unique in its match only
+        # A request's id is unique in its match only; numbered in (sent, match, id) order,
+        # so two sent at one moment are taken in that order.
+        ref = f"{len(refs):012d}"
         refs.append((match, key))
         events.append(waitlist.Event(by, submitted, waitlist.REQUEST, ref))
         if no_show is not None:

@@ -46,6 +46,7 @@ from pitchpass.core.room import Room, room_for
 from pitchpass.core.waitlist import holding
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import store
 from pitchpass.web.persistence.audit import audit
 from pitchpass.web.persistence.changes import changed, check_text
 from pitchpass.web.services import access, doors, notices, waitlist
@@ -133,6 +134,12 @@ def do_override(
             )
         if row.revoked:
             raise ServiceError(ErrorCode.CONFLICT, f"{request_id} was revoked: {row.revoked}")
+        if request_id in waitlist.offered(match):
+            raise ServiceError(
+                ErrorCode.CONFLICT,
+                f"{request_id} has been offered a place and holds it until its crew answers or"
+                " the offer lapses: it is decided by hand after that",
+            )
         scenario = proposal_of(match)
         kept = _kept_overrides(match, scenario)  # not those withdrawn or lapsed since
         if status == Status.GRANTED:
@@ -227,6 +234,7 @@ def do_publish(user: User, match_key: str) -> list[str]:
                 "the match changed since the last decide (a request, a consent, or its venue or"
                 " competition data): decide again",
             )
+        _check_bar_unchanged(match, run)
         rows = match.requests.filter(
             decisions__run=run, decisions__status=Status.GRANTED, locked=False
         ).exclude(offer__state=m.Offer.OPEN)  # an offer is published when accepted
@@ -251,6 +259,29 @@ def do_publish(user: User, match_key: str) -> list[str]:
             {"published": sorted([*already, *newly]), "newly": newly},
         )
         return newly
+
+
+def _check_bar_unchanged(match: m.Match, run: m.DecisionRun) -> None:
+    """The no-show bar depends on the competition's other matches (a no-show, a request
+    withdrawn or changed there), which move no version of this one: a run whose `no-shows`
+    refusals are not those of now is stale (a request it did not decide is stale anyway;
+    one by hand or published is not barred)."""
+    by_hand = {o["request"] for o in run.overrides or []}
+    decided = decided_in(run, requests_of(match))
+    barred_then = {
+        key
+        for key, d in decided.items()
+        if any(r.get("code") == ReasonCode.NO_SHOWS for r in d["reasons"])
+    }
+    barred_now = {key for key in store.no_show_bar_of(match) if key in decided}
+    locked = {r.key for r in requests_of(match) if r.locked}
+    differ = (barred_then ^ barred_now) - by_hand - locked
+    if differ:
+        raise ServiceError(
+            ErrorCode.STALE_RUN,
+            f"the no-show bar changed since the last decide ({', '.join(sorted(differ))}):"
+            " decide again",
+        )
 
 
 def do_revoke(user: User, match_key: str, request_id: str, reason: str) -> None:

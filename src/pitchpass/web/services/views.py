@@ -131,6 +131,7 @@ class RequestRow:
     ranked_after: list[dict[str, str]] = field(default_factory=list)
     crowded: list[dict[str, str]] = field(default_factory=list)
     blocked: dict[str, Any] | None = None  # what stands in the way of a grant by hand
+    offered: bool = False  # offered a place from the waitlist, not answered yet
     what_if: str = ""  # the what-if query that would show it granted with room
 
     @property
@@ -152,7 +153,10 @@ class RequestRow:
 
     @property
     def can_override(self) -> bool:
-        """An override can succeed: refuse any open request; grant one nothing blocks."""
+        """An override can succeed: refuse any open request; grant one nothing blocks;
+        nothing by hand while the request's offer waits for its crew's answer."""
+        if self.offered:
+            return False
         if self.blocked:  # a grant by hand cannot be made; refusing a grant can
             return self.granted
         return not self.revoked and not self.locked
@@ -303,6 +307,7 @@ def _rows(
     run_by_hand = {o["request"]: o["reason"] for o in (run.overrides if run else [])}
     mine = _consent_zones(user, match)
     refused = _consent_refused(match) if visible else set()
+    offered = set(waitlist.offered(match)) if run is not None else set()
     for_room = {
         key: d["reasons"]
         for key, d in by_request.items()
@@ -348,6 +353,7 @@ def _rows(
                 consent=[o.name for o in request.consent.all()],
                 consent_refused=request.key in refused,
                 consent_mine=request.zone.key in mine,
+                offered=request.key in offered,
                 policy_note=status is Status.REFUSED and request.key in explained,
                 ranked_after=after.get(request.key, []) if status is Status.REFUSED else [],
             )
