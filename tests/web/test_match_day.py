@@ -18,7 +18,7 @@ from test_doors import SEED
 from pitchpass.web.errors import ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence.changes import changed
-from pitchpass.web.services import entries, waitlist
+from pitchpass.web.services import decisions, entries, waitlist
 from pitchpass.web.services.accounts import do_add_user
 
 pytestmark = pytest.mark.django_db
@@ -431,8 +431,15 @@ def test_a_run_made_before_the_bar_moved_is_stale(desk) -> None:
     _return_match(("p2", "play-sports", "mixed-zone", 1), key="third", days=28)
     m.Competition.objects.update(no_show_limit=1)
     assert _decided(desk["officer"], "third")["p2"]["status"] == "granted"  # p1 is barred
+    third = m.Match.objects.get(key="third")
+
+    def left() -> int:  # the room hint's places left in the mixed zone, post-match
+        return decisions.room(third, "mixed-zone", ["post-match"], 1)[0].left
+
+    before = left()
     do_add_user("admin", "admin", None, "pw-for-tests-only-7")
     entries.do_withdraw_request(_user("admin"), RETURN, "p1", _at(200))
+    assert left() == before + 1  # p2 is barred now: the hint kept across pages sees it
     stale = desk["officer"].post("/api/matches/third/publish")
     assert stale.status_code == 409 and stale.json()["code"] == "stale-run", stale.content
     assert "no-show bar" in stale.json()["message"]

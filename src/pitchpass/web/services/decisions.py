@@ -432,7 +432,8 @@ def room(
         return _places(scenario, overridden.result, match.key)
 
     run = latest_run(match)  # its overrides count: a decide or an override moves no version
-    key = ("room", match.pk, match.version, run.pk if run else 0, "all", leaving_out)
+    key: tuple[Any, ...] = ("room", match.pk, match.version, run.pk if run else 0, "all")
+    key += (leaving_out, *_moved_elsewhere(match), tuple(waitlist.offered(match)))
     return _room_of(lasting(key, places), zone, phases, crew)
 
 
@@ -458,8 +459,15 @@ def room_seen(
         only = dataclasses.replace(scenario, requests=kept)
         return _places(only, decide_match(only, match.key), match.key)
 
-    key = ("room", match.pk, match.version, tuple(sorted(seen)), leaving_out)
+    key: tuple[Any, ...] = ("room", match.pk, match.version, tuple(sorted(seen)), leaving_out)
+    key += _moved_elsewhere(match)
     return _room_of(lasting(key, places), zone, phases, crew), False
+
+
+def _moved_elsewhere(match: m.Match) -> tuple[Any, ...]:
+    """What a decide of the match depends on that moves no version of it: the no-show bar
+    (a no-show, a withdrawal or a change at another match of the competition)."""
+    return tuple(sorted(store.no_show_bar_of(match).items()))
 
 
 def _places(
