@@ -113,11 +113,12 @@ def test_a_request_the_no_show_bar_names_is_refused_and_frees_its_place() -> Non
         req("next", "p2", crew=4),
         req("held", "h", zone="pitch", locked=True),
     )
-    doc["requests"][0]["no_shows"] = 2
+    doc["requests"][0]["no_shows"] = 3
     doc["requests"][2]["no_shows"] = 3  # a published grant is never taken back
     result = decided(doc)
     assert codes(result["barred"]) == ["no-shows"]
-    assert "2 no-shows" in result["barred"]["reasons"][0]["text"]
+    assert "no-show limit (2)" in result["barred"]["reasons"][0]["text"]  # the default
+    assert "3" not in result["barred"]["reasons"][0]["text"]  # never the organisation's count
     assert statuses(doc) == {"barred": "refused", "next": "granted", "held": "granted"}
     doc["requests"][0]["no_shows"] = 0  # 0: not barred (the default)
     assert statuses(doc)["barred"] == "granted"

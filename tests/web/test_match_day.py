@@ -309,7 +309,7 @@ def test_the_no_show_bar_refuses_the_next_request_of_the_season(desk) -> None:
     m.Competition.objects.update(no_show_limit=1)  # a load sets the file's (the default 2)
     decided = _decided(desk["officer"], RETURN)
     assert [r["code"] for r in decided["p1"]["reasons"]] == ["no-shows"]
-    assert "1 no-show in this competition" in decided["p1"]["reasons"][0]["text"]
+    assert "no-show limit (1)" in decided["p1"]["reasons"][0]["text"]
     assert decided["b1"]["status"] == "granted"  # p1's 40 places would have left no room
     assert decided["p2"]["status"] == "granted"  # the bar refuses one request, not two
     # Withdrawn (by an admin: the return match's deadline is long past), the bar moves on.
@@ -419,7 +419,7 @@ def test_the_board_tells_the_barred_organisation_why(desk) -> None:
     page.force_login(_user("play"))
     board = page.get(f"/matches/{RETURN}/")
     assert board.status_code == 200
-    assert "1 no-show in this competition before it was sent" in board.content.decode()
+    assert "the competition&#x27;s no-show limit (1) when it was sent" in board.content.decode()
 
 
 def test_a_run_made_before_the_bar_moved_is_stale(desk) -> None:

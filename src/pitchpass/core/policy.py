@@ -73,16 +73,18 @@ def ineligibility(
             )
         )
     if request.no_shows:
-        reasons.append(Reason(ReasonCode.NO_SHOWS, no_show_text(request.no_shows)))
+        reasons.append(Reason(ReasonCode.NO_SHOWS, no_show_text(policy.match_day.no_show_limit)))
     return reasons
 
 
-def no_show_text(count: int) -> str:
-    """Why the no-show bar refuses a request (docs/scenario-extensions.md)."""
-    times = "no-show" if count == 1 else "no-shows"
+def no_show_text(limit: int) -> str:
+    """Why the no-show bar refuses a request (docs/scenario-extensions.md). The sentence
+    gives the competition's limit, never the organisation's own count: a club's officer
+    reads the reasons of other organisations' requests for its room."""
+    reached = f"the competition's no-show limit ({limit})" if limit else "the no-show bar"
     return (
-        f"its organisation had {count} {times} in this competition before it was sent "
-        "(crews not checked in by their release time): the next request is refused"
+        f"its organisation had reached {reached} when it was sent (crews not checked in by "
+        "their release time): the bar refuses this request, its next one"
     )
 
 
