@@ -376,6 +376,8 @@ def test_an_open_offer_holds_its_places_against_the_officers_decide_and_publish(
     )  # fmt: skip
     changed(match)
     assert _decided(officer, SEED)["r24"]["status"] == "granted"  # held for its offer
+    run = m.DecisionRun.objects.filter(match__key=SEED).latest("number")
+    assert "r24" in run.locked  # held, as published grants are: not the policy's choice
     grant = officer.post(
         f"/api/matches/{SEED}/requests/x1/override",
         {"status": "granted", "reason": "the partner asked"},

@@ -352,8 +352,9 @@ class DecisionRun(models.Model):
     output = models.JSONField()
     # Overrides in effect in this run: [{"request", "status", "reason"}], in the order made.
     overrides = models.JSONField(default=list, blank=True)
-    # The requests published when the run was made (their grants are not this run's
-    # choice); None for runs made before this was kept.
+    # The requests held when the run was made, published or offered a place and not
+    # answered yet (their grants are not this run's choice); None for runs made before
+    # this was kept.
     locked = models.JSONField(null=True, blank=True, default=None)
     made = models.DateTimeField(auto_now_add=True)
     made_by = models.ForeignKey(

@@ -83,7 +83,8 @@ def _save_run(
         version=match.version,
         output=output,
         overrides=overrides,
-        locked=sorted(key for key, r in rows.items() if r.locked),
+        # held when it was made: the published grants and the offers open (proposal_of)
+        locked=sorted({key for key, r in rows.items() if r.locked} | set(waitlist.offered(match))),
         made_by=user,
     )
     m.Decision.objects.bulk_create(
