@@ -7,6 +7,7 @@ solver could not prove its answer (nothing decided rather than a guess).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import signal
@@ -266,6 +267,62 @@ def load(
         out.print(f"{file}: nothing changed: the database holds it as the file has it ({held})")
     else:
         out.print(f"{file}: loaded {held}; changed: {', '.join(loaded.changed)}")
+
+
+@app.command()
+def fixtures(
+    file: Annotated[Path, typer.Argument(help="A fixture list: CSV or ICS.", metavar="FIXTURES")],
+    into: Annotated[
+        Path, typer.Option("--into", help="The scenario the matches are added to or moved in.")
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write the new scenario here (YAML, or .json)."),
+    ] = None,
+    timezone: Annotated[
+        str,
+        typer.Option(
+            "--timezone", help="For CSV rows with a local date and time, e.g. Europe/London."
+        ),
+    ] = "",
+    skip: Annotated[
+        bool, typer.Option("--skip-unmatched", help="Leave out the rows with problems, listed.")
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Add a competition's fixture list (CSV or ICS) to a scenario, or move its matches.
+
+    Clubs, venues and hosts are matched by id or by name. A row that does not match is an
+    error with the nearest name, and nothing is written unless --skip-unmatched. Without
+    --output nothing is written: the report says what would change."""
+    from pitchpass.core.fixtures import import_fixtures
+    from pitchpass.files import read_document, read_fixture_list, write_document
+
+    try:
+        rows, problems = read_fixture_list(file, timezone)
+        document = read_document(into)
+        if problems and not skip:
+            raise ScenarioInvalid(problems)
+        done = import_fixtures(document, rows, skip)
+    except ScenarioInvalid as invalid:
+        _fail(invalid.problems, as_json, warn_of=file, nothing="nothing written")
+    skipped = [*problems, *done.skipped]
+    if output is not None:
+        write_document(done.document, output)
+    if as_json:
+        _print_json(
+            {
+                "added": list(done.added),
+                "moved": [dataclasses.asdict(m) for m in done.moved],
+                "unchanged": list(done.unchanged),
+                "skipped": [p.as_json() for p in skipped],
+                "written": str(output) if output is not None else None,
+            }
+        )
+        return
+    from pitchpass.terminal import print_fixtures
+
+    print_fixtures(out, done, skipped, output)
 
 
 @app.command()
@@ -743,12 +800,17 @@ def _run(work: Callable[[], Any], as_json: bool) -> Any:
         raise typer.Exit(EXIT_NOT_PROVEN) from None
 
 
-def _fail(problems: Sequence[Problem], as_json: bool, warn_of: Path | None = None) -> NoReturn:
+def _fail(
+    problems: Sequence[Problem],
+    as_json: bool,
+    warn_of: Path | None = None,
+    nothing: str = "nothing decided",
+) -> NoReturn:
     if as_json:
         _print_json({"errors": [p.as_json() for p in problems]})
     else:
         if warn_of is not None and len(problems) > 1:
-            err.print(f"{warn_of}: {len(problems)} problems, nothing decided:")
+            err.print(f"{warn_of}: {len(problems)} problems, {nothing}:")
         for problem in problems:
             err.print(f"  [red]error[/red] {_escape(str(problem))}", markup=True, soft_wrap=True)
     raise typer.Exit(EXIT_BAD_INPUT)

@@ -1,11 +1,14 @@
-"""Reading scenario files from disk: the one place the CLI touches the file system for input."""
+"""Scenario and fixture files on disk: the one place the CLI reads and writes them."""
 
 from __future__ import annotations
 
 import os
+from datetime import date, datetime
 from pathlib import Path
+from typing import Any
 
 from pitchpass.core import Problem, Scenario, ScenarioInvalid, check_document
+from pitchpass.core.fixture_files import Fixture, read_csv, read_ics
 from pitchpass.core.parse import decode_bytes, parse_text
 
 
@@ -55,3 +58,57 @@ def read_document(path: Path) -> dict[str, object]:
 
 def _invalid(message: str) -> ScenarioInvalid:
     return ScenarioInvalid([Problem("", message)])
+
+
+def read_fixture_list(path: Path, timezone: str = "") -> tuple[list[Fixture], list[Problem]]:
+    """The fixtures of a CSV or ICS file (by its suffix, else by its first line), and the
+    problems of its rows; ScenarioInvalid if it cannot be read at all."""
+    name = str(path)
+    most = max_file_mb()
+    try:
+        if path.is_file() and path.stat().st_size > most * 1_000_000:
+            raise _invalid(f"{name}: more than the {most:g} MB a file may be")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise _invalid(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise _invalid(f"{name}: is a directory, not a fixture list") from None
+    except OSError as error:
+        raise _invalid(f"{name}: cannot be read ({error.strerror})") from None
+    text = decode_bytes(data, name)
+    if path.suffix.lower() in (".ics", ".ical", ".ifb") or text.lstrip().startswith("BEGIN:"):
+        return read_ics(text)
+    return read_csv(text, timezone)
+
+
+def write_document(document: dict[str, Any], path: Path) -> None:
+    """A scenario document to a file: JSON for a .json name, else YAML (comments of the
+    file it was read from are not kept). Written whole or not at all (a temporary file
+    beside it, then renamed)."""
+    import json
+    import tempfile
+
+    import yaml
+
+    plain = _plain(document)
+    if path.suffix.lower() == ".json":
+        text = json.dumps(plain, indent=2, ensure_ascii=False) + "\n"
+    else:
+        text = yaml.safe_dump(plain, sort_keys=False, allow_unicode=True, width=100)
+    folder = path.resolve().parent
+    with tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", dir=folder, prefix=".pitchpass-", delete=False
+    ) as temporary:
+        temporary.write(text)
+    os.replace(temporary.name, path)
+
+
+def _plain(value: Any) -> Any:
+    """Dates and times as ISO 8601 text (as the scenario format writes them)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    return value

@@ -1,8 +1,9 @@
-"""Rich renderings of decisions and what-if results for people at a terminal."""
+"""Rich renderings of decisions, what-if results and fixture imports for people at a terminal."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from rich.console import Console, Group
 from rich.table import Table
@@ -11,6 +12,8 @@ from rich.text import Text
 from pitchpass.core import MatchResult, Scenario
 from pitchpass.core.codes import Status
 from pitchpass.core.coverage import Coverage, Source
+from pitchpass.core.fixtures import Imported
+from pitchpass.core.problems import Problem
 from pitchpass.core.reasons import Reason
 from pitchpass.core.whatif import WhatIf
 
@@ -191,3 +194,36 @@ def _status(value: str) -> Text:
 
 def _sources(covered_by: Sequence[Source]) -> str:
     return ", ".join(s.id for s in covered_by) or "nobody"
+
+
+def print_fixtures(
+    console: Console, done: Imported, skipped: Sequence[Problem], written: Path | None
+) -> None:
+    """What a fixture list adds, moves and leaves alone (`pitchpass fixtures`)."""
+    console.print(
+        f"{len(done.added)} added, {len(done.moved)} moved, {len(done.unchanged)} unchanged"
+        + (f", {len({p.path.split('.')[0] for p in skipped})} left out" if skipped else "")
+    )
+    for key in done.added:
+        console.print(f"  added  {key}")
+    for moved in done.moved:
+        change = []
+        if moved.kickoff_before != moved.kickoff_after:
+            change.append(f"kick-off {moved.kickoff_before} -> {moved.kickoff_after}")
+        if moved.venue_before != moved.venue_after:
+            change.append(f"venue {moved.venue_before} -> {moved.venue_after}")
+        console.print(f"  moved  {moved.match}: {'; '.join(change)}", soft_wrap=True)
+        if moved.requests:
+            console.print(f"         the deadline of its {moved.requests} requests moves with it")
+        if moved.now_late:
+            console.print(f"         now late: {', '.join(moved.now_late)}", soft_wrap=True)
+        if moved.now_in_time:
+            console.print(f"         now in time: {', '.join(moved.now_in_time)}", soft_wrap=True)
+        if moved.now_late or moved.now_in_time:
+            console.print("         decisions made before are stale for these: decide again")
+    for problem in skipped:
+        console.print(f"  left out  {problem}", soft_wrap=True)
+    if written is None:
+        console.print("nothing written (--output FILE writes the new scenario)")
+    else:
+        console.print(f"wrote {written}")
