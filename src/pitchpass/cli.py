@@ -326,6 +326,53 @@ def fixtures(
 
 
 @app.command()
+def zones(
+    file: Annotated[Path, typer.Argument(help="A CSV of zones.", metavar="ZONES")],
+    into: Annotated[Path, typer.Option("--into", help="The scenario the zones go into.")],
+    venue: Annotated[
+        str, typer.Option("--venue", help="The venue (id or name) of rows without one.")
+    ] = "",
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write the new scenario here (YAML, or .json)."),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Add a venue's zones from a CSV to a scenario, or replace those of the same id.
+
+    Zones the file does not name are kept. Any problem and nothing is written; without
+    --output nothing is written: the report says what would change (docs/fixtures.md)."""
+    from pitchpass.core.zones_in import import_zones
+    from pitchpass.files import read_document, read_text, write_document
+
+    try:
+        text = read_text(file, "zones file")
+        done = import_zones(read_document(into), text, venue)
+    except ScenarioInvalid as invalid:
+        _fail(invalid.problems, as_json, warn_of=file, nothing="nothing written")
+    if output is not None:
+        write_document(done.document, output)
+    report = {
+        "added": list(done.added),
+        "replaced": list(done.replaced),
+        "kept": list(done.kept),
+        "new_venues": list(done.new_venues),
+        "written": str(output) if output is not None else None,
+    }
+    if as_json:
+        _print_json(report)
+        return
+    out.print(
+        f"{len(done.added)} zones added, {len(done.replaced)} replaced, {len(done.kept)} kept"
+        + (f"; new venues: {', '.join(done.new_venues)}" if done.new_venues else "")
+    )
+    for label, keys in (("added", done.added), ("replaced", done.replaced)):
+        for key in keys:
+            out.print(f"  {label}  {key}")
+    out.print(f"wrote {output}" if output else "nothing written (--output FILE writes it)")
+
+
+@app.command()
 def export(
     match: Annotated[str, typer.Option("--match", help="The match to export (its id).")],
     output: Annotated[

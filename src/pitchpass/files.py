@@ -63,6 +63,14 @@ def _invalid(message: str) -> ScenarioInvalid:
 def read_fixture_list(path: Path, timezone: str = "") -> tuple[list[Fixture], list[Problem]]:
     """The fixtures of a CSV or ICS file (by its suffix, else by its first line), and the
     problems of its rows; ScenarioInvalid if it cannot be read at all."""
+    text = read_text(path, "fixture list")
+    if path.suffix.lower() in (".ics", ".ical", ".ifb") or text.lstrip().startswith("BEGIN:"):
+        return read_ics(text)
+    return read_csv(text, timezone)
+
+
+def read_text(path: Path, what: str) -> str:
+    """A text file (CSV, ICS) of at most max_file_mb; ScenarioInvalid if it cannot be read."""
     name = str(path)
     most = max_file_mb()
     try:
@@ -72,13 +80,10 @@ def read_fixture_list(path: Path, timezone: str = "") -> tuple[list[Fixture], li
     except FileNotFoundError:
         raise _invalid(f"{name}: no such file") from None
     except IsADirectoryError:
-        raise _invalid(f"{name}: is a directory, not a fixture list") from None
+        raise _invalid(f"{name}: is a directory, not a {what}") from None
     except OSError as error:
         raise _invalid(f"{name}: cannot be read ({error.strerror})") from None
-    text = decode_bytes(data, name)
-    if path.suffix.lower() in (".ics", ".ical", ".ifb") or text.lstrip().startswith("BEGIN:"):
-        return read_ics(text)
-    return read_csv(text, timezone)
+    return decode_bytes(data, name)
 
 
 def write_document(document: dict[str, Any], path: Path) -> None:

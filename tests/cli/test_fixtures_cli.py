@@ -54,3 +54,18 @@ def test_a_missing_or_unreadable_file_is_an_error_not_a_traceback(tmp_path: Path
     garbage.write_text("BEGIN:VCALENDAR\nthis is not\n")
     result = run("fixtures", garbage, "--into", SEED, "--json")
     assert result.exit_code == 2 and json.loads(result.stdout)["errors"]
+
+
+def test_zones_from_a_csv(tmp_path: Path) -> None:
+    rows = tmp_path / "zones.csv"
+    rows.write_text("id,name,capacity\ntunnel,Players' tunnel,40\nbench,Bench,4\n")
+    new = tmp_path / "season.yaml"
+    result = run("zones", rows, "--into", SEED, "--venue", "Old Trafford", "-o", new)
+    assert result.exit_code == 0, result.output
+    assert "1 zones added, 1 replaced" in result.stdout
+    venue = read_scenario(new)[0].venues[0]
+    assert venue.zone("tunnel").capacity["post-match"] == 40 and venue.zone("bench")
+    rows.write_text("id,capacity\ntunnel,many\n")
+    bad = run("zones", rows, "--into", SEED, "--venue", "old-trafford", "--json")
+    assert bad.exit_code == 2
+    assert json.loads(bad.stdout)["errors"][0]["path"] == "row 2.capacity"
