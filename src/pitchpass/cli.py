@@ -273,8 +273,16 @@ def load(
 def fixtures(
     file: Annotated[Path, typer.Argument(help="A fixture list: CSV or ICS.", metavar="FIXTURES")],
     into: Annotated[
-        Path, typer.Option("--into", help="The scenario the matches are added to or moved in.")
-    ],
+        Path | None,
+        typer.Option("--into", help="The scenario the matches are added to or moved in."),
+    ] = None,
+    competition: Annotated[
+        str,
+        typer.Option("--competition", help="Or: the competition in the database (its id)."),
+    ] = "",
+    write: Annotated[
+        bool, typer.Option("--write", help="With --competition: store the changes.")
+    ] = False,
     output: Annotated[
         Path | None,
         typer.Option("--output", "-o", help="Write the new scenario here (YAML, or .json)."),
@@ -290,25 +298,37 @@ def fixtures(
     ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Add a competition's fixture list (CSV or ICS) to a scenario, or move its matches.
+    """Add a competition's fixture list (CSV or ICS) to a scenario or to the database, or
+    move its matches.
 
     Clubs, venues and hosts are matched by id or by name. A row that does not match is an
-    error with the nearest name, and nothing is written unless --skip-unmatched. Without
-    --output nothing is written: the report says what would change."""
+    error with the nearest name, and nothing is written unless --skip-unmatched. Nothing
+    is written without --output (a scenario) or --write (the database): the report says
+    what would change."""
     from pitchpass.core.fixtures import import_fixtures
     from pitchpass.files import read_document, read_fixture_list, write_document
 
+    if (into is None) == (not competition):
+        message = "give --into SCENARIO or --competition ID (the database), one of them"
+        _fail([Problem("--into", message)], as_json)
+    stale: dict[str, str] = {}
     try:
         rows, problems = read_fixture_list(file, timezone)
-        document = read_document(into)
         if problems and not skip:
             raise ScenarioInvalid(problems)
-        done = import_fixtures(document, rows, skip)
+        if into is not None:
+            done = import_fixtures(read_document(into), rows, skip)
+        else:
+            _database()
+            from pitchpass.web.persistence.fixtures_store import import_into_database
+
+            done, stale = import_into_database(competition, rows, skip, write)
     except ScenarioInvalid as invalid:
         _fail(invalid.problems, as_json, warn_of=file, nothing="nothing written")
     skipped = [*problems, *done.skipped]
     if output is not None:
         write_document(done.document, output)
+    written = output if output is not None else (competition if write and competition else None)
     if as_json:
         _print_json(
             {
@@ -316,13 +336,14 @@ def fixtures(
                 "moved": [dataclasses.asdict(m) for m in done.moved],
                 "unchanged": list(done.unchanged),
                 "skipped": [p.as_json() for p in skipped],
-                "written": str(output) if output is not None else None,
+                "stale": stale,
+                "written": str(written) if written is not None else None,
             }
         )
         return
     from pitchpass.terminal import print_fixtures
 
-    print_fixtures(out, done, skipped, output)
+    print_fixtures(out, done, skipped, written, stale)
 
 
 @app.command()

@@ -197,7 +197,11 @@ def _sources(covered_by: Sequence[Source]) -> str:
 
 
 def print_fixtures(
-    console: Console, done: Imported, skipped: Sequence[Problem], written: Path | None
+    console: Console,
+    done: Imported,
+    skipped: Sequence[Problem],
+    written: Path | str | None,
+    stale: Mapping[str, str],
 ) -> None:
     """What a fixture list adds, moves and leaves alone (`pitchpass fixtures`)."""
     console.print(
@@ -219,11 +223,13 @@ def print_fixtures(
             console.print(f"         now late: {', '.join(moved.now_late)}", soft_wrap=True)
         if moved.now_in_time:
             console.print(f"         now in time: {', '.join(moved.now_in_time)}", soft_wrap=True)
-        if moved.now_late or moved.now_in_time:
+        if moved.match in stale:
+            console.print(f"         {stale[moved.match]}", soft_wrap=True)
+        elif moved.now_late or moved.now_in_time:
             console.print("         decisions made before are stale for these: decide again")
     for problem in skipped:
         console.print(f"  left out  {problem}", soft_wrap=True)
     if written is None:
-        console.print("nothing written (--output FILE writes the new scenario)")
+        console.print("nothing written (--output FILE writes a scenario, --write the database)")
     else:
         console.print(f"wrote {written}")

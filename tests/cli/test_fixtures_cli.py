@@ -69,3 +69,12 @@ def test_zones_from_a_csv(tmp_path: Path) -> None:
     bad = run("zones", rows, "--into", SEED, "--venue", "old-trafford", "--json")
     assert bad.exit_code == 2
     assert json.loads(bad.stdout)["errors"][0]["path"] == "row 2.capacity"
+
+
+def test_the_scenario_or_the_database_one_of_them(tmp_path: Path) -> None:
+    rows = tmp_path / "fixtures.csv"
+    rows.write_text(GOOD)
+    neither = run("fixtures", rows)
+    both = run("fixtures", rows, "--into", SEED, "--competition", "premier-league-2017-18")
+    for result in (neither, both):
+        assert result.exit_code == 2 and "--into SCENARIO or --competition ID" in result.stderr

@@ -121,7 +121,7 @@ def _write(document: dict[str, Any], scenario: Scenario) -> None:
                 "home": orgs[match.home],
                 "away": orgs[match.away],
                 "kickoff": match.kickoff,
-                "kickoff_offset": _offset(match.kickoff),
+                "kickoff_offset": offset(match.kickoff),
                 "host": orgs.get(match.host) if match.host else None,
                 "position": n,
             },
@@ -363,7 +363,7 @@ def _requests(match: m.Match, scenario: Scenario, orgs: dict[str, m.Organisation
                 "crew": request.crew,
                 "cameras": request.cameras,
                 "submitted": request.submitted,
-                "submitted_offset": _offset(request.submitted),
+                "submitted_offset": offset(request.submitted),
                 "locked": request.locked,
                 "revoked": "",  # the file is the truth for what it lists
                 "consent_refused": False,
@@ -395,7 +395,7 @@ def _incident_row(match: m.Match, position: int, raw: dict[str, Any]) -> m.Incid
             "zone": match.venue.zones.get(key=str(raw["zone"])),
             "minute": raw.get("minute"),
             "at": at,
-            "at_offset": _offset(at) if at else 0,
+            "at_offset": offset(at) if at else 0,
             "what": raw.get("what") or "",
             "position": position,
         },
@@ -444,40 +444,59 @@ def export(match_key: str, entries: bool = True) -> dict[str, Any]:
             "name": competition.name,
             "partners": sorted(p.key for p in partners),
         },
-        "policy": {
-            **({"deadline": competition.deadline} if competition.deadline else {}),  # default
-            "within_tier": competition.within_tier,
-            "tiers": [{"name": t.name, "rule": t.rule} for t in tiers],
-            **_match_day(competition),
-        },
-        "phases": [
-            {"id": p.key, "start": _number(p.start), "end": _number(p.end)}
-            for p in competition.phases.all()
-        ],
-        "venues": [
-            {
-                "id": match.venue.key,
-                "name": match.venue.name,
-                "zones": [_zone(z) for z in zones],
-                "cameras": [_camera(c) for c in cameras],
-            }
-        ],
+        "policy": policy_of(competition, tiers),
+        "phases": phases_of(competition),
+        "venues": [venue_json(match.venue, zones, cameras)],
         "organisations": [
             {"id": o.key, "name": o.name, "kind": o.kind}
             for o in sorted(named, key=lambda o: (o.position, o.key))
         ],
-        "matches": [
-            {
-                "id": match.key,
-                "venue": match.venue.key,
-                "home": match.home.key,
-                "away": match.away.key,
-                "kickoff": _when(match.kickoff, match.kickoff_offset),
-                **({"host": match.host.key} if match.host else {}),
-            }
-        ],
+        "matches": [match_json(match)],
         "requests": _barred(match, [request_json(match.key, r) for r in requests]),
         "incidents": [_incident(match.key, i) for i in incidents],
+    }
+
+
+def policy_of(competition: m.Competition, tiers: list[m.Tier] | None = None) -> dict[str, Any]:
+    """The competition's policy as a scenario writes it (the deadline only if set)."""
+    tiers = list(competition.tiers.all()) if tiers is None else tiers
+    return {
+        **({"deadline": competition.deadline} if competition.deadline else {}),  # default
+        "within_tier": competition.within_tier,
+        "tiers": [{"name": t.name, "rule": t.rule} for t in tiers],
+        **_match_day(competition),
+    }
+
+
+def phases_of(competition: m.Competition) -> list[dict[str, Any]]:
+    return [
+        {"id": p.key, "start": _number(p.start), "end": _number(p.end)}
+        for p in competition.phases.all()
+    ]
+
+
+def venue_json(
+    venue: m.Venue, zones: list[m.Zone] | None = None, cameras: list[m.Camera] | None = None
+) -> dict[str, Any]:
+    """A venue as a scenario writes it (its zones and cameras read if not given)."""
+    zones = list(venue.zones.all()) if zones is None else zones
+    cameras = list(venue.cameras.all()) if cameras is None else cameras
+    return {
+        "id": venue.key,
+        "name": venue.name,
+        "zones": [_zone(z) for z in zones],
+        "cameras": [_camera(c) for c in cameras],
+    }
+
+
+def match_json(match: m.Match) -> dict[str, Any]:
+    return {
+        "id": match.key,
+        "venue": match.venue.key,
+        "home": match.home.key,
+        "away": match.away.key,
+        "kickoff": _when(match.kickoff, match.kickoff_offset),
+        **({"host": match.host.key} if match.host else {}),
     }
 
 
@@ -660,7 +679,7 @@ def moment(value: str | datetime | None) -> datetime | None:
     return datetime.fromisoformat(value.strip())
 
 
-def _offset(moment: datetime) -> int:
+def offset(moment: datetime) -> int:
     offset = moment.utcoffset()
     return int(offset.total_seconds() // 60) if offset else 0
 
