@@ -62,3 +62,18 @@ def test_an_unknown_competition_or_club_writes_nothing(desk) -> None:
     assert [p.path for p in club.value.problems] == ["row 2.away"]
     assert m.Match.objects.count() == 1
     assert m.Match.objects.get(key=SEED).kickoff.isoformat() == "2017-12-10T16:30:00+00:00"
+
+
+def test_a_load_of_the_old_file_does_not_undo_a_move_silently(desk) -> None:
+    from pathlib import Path
+
+    from pitchpass.core.parse import parse_text
+    from pitchpass.web.persistence import store
+
+    seed = Path(__file__).parents[2] / "scenarios" / "manchester-derby-2017.yaml"
+    rows, _ = read_csv(LIST)
+    import_into_database(_competition(), rows, skip=False, write=True)
+    with pytest.raises(store.LoadRefused) as refused:
+        store.load(parse_text(seed.read_text(), seed.name))
+    assert "fixtures" in str(refused.value)
+    assert m.Match.objects.get(key=SEED).kickoff.isoformat() == "2017-12-08T20:00:00+00:00"

@@ -21,8 +21,11 @@ from pitchpass.web.persistence import rows
 COMMAND_LINE = "(command line)"  # who did it, in the audit, when no user of the app did
 
 
-# What users change on the web; `pitchpass load` refuses to overwrite them (store.load).
-WEB_CHANGES = ("submit", "change", "withdraw", "publish", "revoke", "consent", "incident")
+# What users change on the web (and a fixture list's moves); `pitchpass load` refuses to
+# overwrite them (store.load).
+WEB_CHANGES = (
+    "submit", "change", "withdraw", "publish", "revoke", "consent", "incident", "fixtures",
+)  # fmt: skip
 
 
 def audit(
