@@ -375,7 +375,10 @@ def test_an_open_offer_holds_its_places_against_the_officers_decide_and_publish(
         submitted=_at(-60), position=999, changed_in=match.version + 1,
     )  # fmt: skip
     changed(match)
+    proposals = m.Notice.objects.filter(request="r24", kind__in=["decided", "bumped"])
+    told = proposals.count()
     assert _decided(officer, SEED)["r24"]["status"] == "granted"  # held for its offer
+    assert proposals.count() == told  # the offer tells the crew; no proposal notice too
     run = m.DecisionRun.objects.filter(match__key=SEED).latest("number")
     assert "r24" in run.locked  # held, as published grants are: not the policy's choice
     grant = officer.post(
@@ -395,6 +398,9 @@ def test_an_open_offer_holds_its_places_against_the_officers_decide_and_publish(
     seen = views.board_of(_user("officer"), SEED, {}, timezone.now())
     row = next(r for r in seen.rows if r.key == "r24")
     assert row.offered and not row.can_override  # the board offers no override of it
+    page = Client()
+    page.force_login(_user("officer"))
+    assert "offered a place from the waitlist" in page.get(f"/matches/{SEED}/").content.decode()
     published = officer.post(f"/api/matches/{SEED}/publish")
     assert published.status_code == 200 and "r24" not in published.json()["published"]
     assert not m.Request.objects.get(match__key=SEED, key="r24").locked
@@ -421,7 +427,7 @@ def test_the_board_tells_the_barred_organisation_why(desk) -> None:
     page.force_login(_user("play"))
     board = page.get(f"/matches/{RETURN}/")
     assert board.status_code == 200
-    assert "the competition&#x27;s no-show limit (1) when it was sent" in board.content.decode()
+    assert "reached the competition&#x27;s no-show limit (1)" in board.content.decode()
 
 
 def test_a_run_made_before_the_bar_moved_is_stale(desk) -> None:

@@ -83,8 +83,9 @@ def no_show_text(limit: int) -> str:
     reads the reasons of other organisations' requests for its room."""
     reached = f"the competition's no-show limit ({limit})" if limit else "the no-show bar"
     return (
-        f"its organisation had reached {reached} when it was sent (crews not checked in by "
-        "their release time): the bar refuses this request, its next one"
+        f"sent after its organisation reached {reached}: crews not checked in by their "
+        "release time; the no-show bar refuses this one request (an officer may still grant "
+        "it by hand)"
     )
 
 

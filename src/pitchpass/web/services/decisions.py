@@ -97,7 +97,7 @@ def _save_run(
         )
         for d in output["decisions"]
     )
-    notices.after_run(match, before, output, rows)
+    notices.after_run(match, before, output, rows, waitlist.offered(match))
     return run
 
 
@@ -232,7 +232,8 @@ def do_publish(user: User, match_key: str) -> list[str]:
         if run.version != match.version:
             raise ServiceError(
                 ErrorCode.STALE_RUN,
-                "the match changed since the last decide (a request, a consent, or its venue or"
+                "the match changed since the last decide (a request, a consent, a crew released"
+                " as a no-show, an offer answered, or its venue or"
                 " competition data): decide again",
             )
         _check_bar_unchanged(match, run)

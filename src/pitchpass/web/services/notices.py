@@ -98,9 +98,11 @@ def after_run(
     before: m.DecisionRun | None,
     output: Mapping[str, Any],
     rows: Mapping[str, m.Request],
+    offered: Iterable[str] = (),
 ) -> None:
     """Tell each organisation how the new proposal (a decide or an override) decides its
-    requests, where that differs from the proposal before."""
+    requests, where that differs from the proposal before; not of a request offered a
+    place and not answered yet (the proposal holds it: the offer says what it is)."""
     old: dict[str, core.Outcome] = {}
     if before is not None:  # a request changed since that run was not decided by it
         current = {k for k, r in rows.items() if r.changed_in <= before.version}
@@ -108,7 +110,10 @@ def after_run(
         old = {k: o for k, o in old.items() if k in current}
     new = {d["request"]: _outcome(d) for d in output["decisions"]}
     batch = Batch(match)
+    held = set(offered)
     for key, kind in core.after_proposal(old, new).items():
+        if key in held:
+            continue
         row, outcome = rows[key], new[key]
         head = _HEADS[kind]
         data = {**_about(row), "status": outcome.status, "reasons": list(outcome.reasons)}
