@@ -119,9 +119,21 @@ def test_packing_into_chunks_never_changes_the_answer(
         assert most_granted(room, ordered) == brute_force(room, ordered)
 
 
-def test_the_or_tools_step_the_solver_skips_still_exists() -> None:
-    """solver._Model overrides a private OR-Tools method to save ~1 ms a model; if a new
-    OR-Tools renames it, the override would silently stop saving anything."""
-    from ortools.sat.python import cp_model
+def test_the_solver_does_not_load_or_tools_python_layer() -> None:
+    """solver.py builds CP-SAT's model through its C++ helper alone: OR-Tools' Python layer
+    (cp_model) would also load numpy and pandas, most of a season's time on the command
+    line. A fresh process, so that nothing else has loaded them."""
+    import subprocess
+    import sys
 
-    assert callable(getattr(cp_model.CpModel, "_add_pre_pep8_methods", None))
+    code = (
+        "import sys, pitchpass.core.solver as s; "
+        "from pitchpass.core.allocate import Item; "
+        "assert s.solve_group([Item('a', 0, 2, (('z', 'p'),)), Item('b', 0, 1, (('z', 'p'),))],"
+        " {('z', 'p'): 2}) == {'a'}; "
+        "print(sorted(m for m in ('pandas', 'numpy', 'ortools.sat.python.cp_model') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
