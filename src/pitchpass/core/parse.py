@@ -22,7 +22,11 @@ class _Safe:
     are a billion nodes written in a few hundred bytes.
     """
 
+    may_alias = True  # False when the text has no anchor ("&"): no alias to follow
+
     def construct_document(self, node: yaml.Node) -> Any:
+        if not self.may_alias:
+            return super().construct_document(node)  # type: ignore[misc]  # a mixin
         written, expanded = _expanded_size(node)
         if expanded > ALIAS_GROWTH * written + ALIAS_ALLOWANCE:
             raise TooManyAliases(
@@ -77,6 +81,12 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
+_TEXT = "tag:yaml.org,2002:str"
+# An anchor is "&" and its name, no space between ("Brighton & Hove" is not one); text
+# that has one anywhere, even inside a quoted string, is checked for alias bombs.
+_ANCHOR = re.compile(r"&[^\s\[\]{},]")
+
+
 class DuplicateField(ValueError):
     """A mapping that names a field twice: which value was meant cannot be known."""
 
@@ -86,7 +96,10 @@ def _mapping_without_duplicates(loader: Any, node: yaml.MappingNode) -> dict[Any
     for key_node, _ in node.value:
         if key_node.tag == "tag:yaml.org,2002:merge":
             continue  # `<<: *anchor` merges fields that the mapping's own may override
-        key = loader.construct_object(key_node, deep=True)
+        if key_node.tag == _TEXT and isinstance(key_node, yaml.ScalarNode):
+            key = key_node.value  # what constructing it would give, without the cost
+        else:
+            key = loader.construct_object(key_node, deep=True)
         mark = key_node.start_mark
         if not isinstance(key, str | int | float | bool) and key is not None:
             raise DuplicateField(
@@ -130,7 +143,12 @@ def parse_text(text: str, name: str = "scenario") -> dict[str, Any]:
         if name.endswith(".json"):
             document = json.loads(text, object_pairs_hook=_object_without_duplicates)
         else:
-            document = yaml.load(text, Loader=LOADER)
+            loader = LOADER(text)
+            loader.may_alias = _ANCHOR.search(text) is not None  # an alias needs one
+            try:
+                document = loader.get_single_data()
+            finally:
+                loader.dispose()
     except json.JSONDecodeError as error:
         raise _invalid(
             f"{name}: not valid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
