@@ -220,6 +220,8 @@ def test_the_installed_command_never_shows_a_traceback(tmp_path: Path) -> None:
         text=True,
     )
     assert good.returncode == 0 and json.loads(good.stdout)["matches"][0]["match"]
+    # It ends at once after writing (no teardown): every byte still arrives, as snapshotted.
+    assert good.stdout == SNAPSHOT.read_text() and good.stderr == ""
 
 
 def test_names_that_look_like_markup_are_printed_as_written(tmp_path: Path) -> None:
