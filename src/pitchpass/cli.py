@@ -26,11 +26,11 @@ from pitchpass.core import (
     Scenario,
     ScenarioInvalid,
     SolverFailed,
+    check_document,
     parse_capacity,
     what_if,
     what_if_json,
 )
-from pitchpass.files import read_scenario
 from pitchpass.parallel import decide_all, decide_all_json
 
 if TYPE_CHECKING:
@@ -863,9 +863,16 @@ def _load(file: Path, as_json: bool) -> Scenario:
 def _load_with_warnings(file: Path, as_json: bool) -> tuple[Scenario, list[Problem]]:
     # A season is a million objects made at once and kept to the end: the cyclic
     # collector would walk them again and again while they are made, and after.
+    from pitchpass.files import read_document
+
     gc.disable()
     try:
-        scenario, warnings = read_scenario(file)
+        document = read_document(file)
+        found, problems, warnings = check_document(document)
+        if found is None:
+            raise ScenarioInvalid(problems)
+        scenario = found
+        _KEPT[:] = [document]  # freed with the process, not object by object
     except ScenarioInvalid as invalid:
         _fail(invalid.problems, as_json, warn_of=file)
     finally:
@@ -937,6 +944,7 @@ def _print_json(value: object, decisions: bool = False) -> None:
     sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
 
+_KEPT: list[object] = []  # what a command reads and the process may keep to its end
 _AT_ONCE = [False]  # set by a command whose process may end without tearing down
 
 
