@@ -35,3 +35,16 @@ def test_pool_and_single_process_agree() -> None:
 def test_a_few_matches_are_decided_in_process() -> None:
     scenario = load_document(season(3))
     assert decide_all_json(scenario, ["m1"], workers=2) == decide_json(decide(scenario, ["m1"]))
+
+
+def test_the_written_output_is_json_dumps_bytes_in_a_pool_and_alone() -> None:
+    """decide --json's bytes: each worker writes its matches, the parent joins them; the
+    same bytes as json.dumps(indent=2) of the whole, in a pool, alone, and for no match."""
+    import json
+
+    from pitchpass.parallel import decide_all_json_bytes
+
+    scenario = load_document(season(MIN_MATCHES_FOR_POOL + 6))
+    for ids in (None, ["m1", "m2"], []):
+        expected = json.dumps(decide_json(decide(scenario, ids)), indent=2, ensure_ascii=False)
+        assert decide_all_json_bytes(scenario, ids, workers=2) == (expected + "\n").encode()

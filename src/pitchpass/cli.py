@@ -31,7 +31,7 @@ from pitchpass.core import (
     what_if,
     what_if_json,
 )
-from pitchpass.parallel import decide_all, decide_all_json
+from pitchpass.parallel import decide_all, decide_all_json_bytes
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -91,7 +91,9 @@ def decide(file: FileArg, as_json: JsonOpt = False, match: MatchOpt = None) -> N
     scenario = _load(file, as_json)
     ids = _match_ids(scenario, match, as_json)
     if as_json:
-        _print_json(_run(lambda: decide_all_json(scenario, ids), as_json), decisions=True)
+        data = _run(lambda: decide_all_json_bytes(scenario, ids), as_json)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
         _leave_at_once()
         return
     from pitchpass.terminal import print_decisions
@@ -927,20 +929,7 @@ def _escape(text: str) -> str:
     return escape(text)
 
 
-def _print_json(value: object, decisions: bool = False) -> None:
-    """Indented JSON. `decisions` (decide's output: text, whole numbers, no floats) is
-    written by orjson, the same bytes as json.dumps in a fraction of the time."""
-    if decisions:
-        import orjson
-
-        try:
-            data = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
-        except orjson.JSONEncodeError:  # a number beyond 64 bits: json writes it
-            pass
-        else:
-            sys.stdout.flush()
-            sys.stdout.buffer.write(data)
-            return
+def _print_json(value: object) -> None:
     sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
 
