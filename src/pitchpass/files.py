@@ -37,25 +37,7 @@ def max_file_mb() -> float:
 
 
 def read_document(path: Path) -> dict[str, object]:
-    name = str(path)
-    most = max_file_mb()
-    try:
-        size = path.stat().st_size
-        if path.is_file() and size > most * 1_000_000:  # refused before it is read
-            raise _invalid(
-                f"{name}: {size / 1_000_000:.1f} MB, more than the {most:g} MB a scenario file"
-                " may be (PITCHPASS_MAX_FILE_MB sets another limit)"
-            )
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise _invalid(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise _invalid(f"{name}: is a directory, not a scenario file") from None
-    except PermissionError:
-        raise _invalid(f"{name}: permission denied") from None
-    except OSError as error:
-        raise _invalid(f"{name}: cannot be read ({error.strerror})") from None
-    return parse_text(decode_bytes(data, name), name)
+    return parse_text(read_text(path, "scenario file"), str(path))
 
 
 def _invalid(message: str) -> ScenarioInvalid:
@@ -74,17 +56,24 @@ def read_fixture_list(path: Path, timezone: str = "") -> tuple[list[Fixture], li
 
 
 def read_text(path: Path, what: str) -> str:
-    """A text file (CSV, ICS) of at most max_file_mb; ScenarioInvalid if it cannot be read."""
+    """A file's text (a scenario, a fixture list), of at most max_file_mb (refused before
+    it is read); ScenarioInvalid, saying why, if it cannot be read."""
     name = str(path)
     most = max_file_mb()
     try:
-        if path.is_file() and path.stat().st_size > most * 1_000_000:
-            raise _invalid(f"{name}: more than the {most:g} MB a file may be")
+        size = path.stat().st_size
+        if path.is_file() and size > most * 1_000_000:
+            raise _invalid(
+                f"{name}: {size / 1_000_000:.1f} MB, more than the {most:g} MB a {what}"
+                " may be (PITCHPASS_MAX_FILE_MB sets another limit)"
+            )
         data = path.read_bytes()
     except FileNotFoundError:
         raise _invalid(f"{name}: no such file") from None
     except IsADirectoryError:
         raise _invalid(f"{name}: is a directory, not a {what}") from None
+    except PermissionError:
+        raise _invalid(f"{name}: permission denied") from None
     except OSError as error:
         raise _invalid(f"{name}: cannot be read ({error.strerror})") from None
     return decode_bytes(data, name)

@@ -137,27 +137,19 @@ def _resolve(
     problems: list[Problem] = []
     sides = {}
     for side in ("home", "away"):
-        found = names.find(getattr(fixture, side), f"{fixture.where}.{side}", "club")
-        if isinstance(found, Problem):
-            problems.append(found)
-        else:
+        found = _take(
+            names.find(getattr(fixture, side), f"{fixture.where}.{side}", "club"), problems
+        )
+        if found:
             sides[side] = found
     if len(sides) == 2 and sides["home"] == sides["away"]:
         problems.append(Problem(f"{fixture.where}.away", "the same club as home"))
     host = ""
     if fixture.host:
-        found = names.find(fixture.host, f"{fixture.where}.host", "organisation")
-        if isinstance(found, Problem):
-            problems.append(found)
-        else:
-            host = found
+        host = _take(names.find(fixture.host, f"{fixture.where}.host", "organisation"), problems)
     venue = ""
     if fixture.venue:
-        found = venues.find(fixture.venue, f"{fixture.where}.venue", "venue")
-        if isinstance(found, Problem):
-            problems.append(found)
-        else:
-            venue = found
+        venue = _take(venues.find(fixture.venue, f"{fixture.where}.venue", "venue"), problems)
     elif "home" in sides:
         venue = _ground(sides["home"], matches)
         if not venue:
@@ -184,6 +176,14 @@ def _resolve(
     if host:
         row["host"] = host
     return row
+
+
+def _take(found: str | Problem, problems: list[Problem]) -> str:
+    """The id found, or "" with the problem noted."""
+    if isinstance(found, Problem):
+        problems.append(found)
+        return ""
+    return found
 
 
 def _ground(club: str, matches: list[dict[str, Any]]) -> str:
