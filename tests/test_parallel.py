@@ -48,3 +48,13 @@ def test_the_written_output_is_json_dumps_bytes_in_a_pool_and_alone() -> None:
     for ids in (None, ["m1", "m2"], []):
         expected = json.dumps(decide_json(decide(scenario, ids)), indent=2, ensure_ascii=False)
         assert decide_all_json_bytes(scenario, ids, workers=2) == (expected + "\n").encode()
+
+
+def test_a_pool_tells_its_progress_match_by_match() -> None:
+    from pitchpass.parallel import decide_all_json_bytes
+
+    scenario = load_document(season(MIN_MATCHES_FOR_POOL + 6))
+    told: list[int] = []
+    alone = decide_all_json_bytes(scenario, workers=2)
+    assert decide_all_json_bytes(scenario, workers=2, done=told.append) == alone
+    assert sum(told) == MIN_MATCHES_FOR_POOL + 6 and len(told) > 1

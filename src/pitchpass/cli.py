@@ -91,7 +91,8 @@ def decide(file: FileArg, as_json: JsonOpt = False, match: MatchOpt = None) -> N
     scenario = _load(file, as_json)
     ids = _match_ids(scenario, match, as_json)
     if as_json:
-        data = _run(lambda: decide_all_json_bytes(scenario, ids), as_json)
+        with _progress(len(ids) if ids else len(scenario.matches)) as done:
+            data = _run(lambda: decide_all_json_bytes(scenario, ids, done=done), as_json)
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
         _leave_at_once()
@@ -894,6 +895,26 @@ def _match_ids(scenario: Scenario, match: str | None, as_json: bool) -> list[str
 
         _fail([Problem("--match", f'unknown match "{match}"{did_you_mean(match, ids)}')], as_json)
     return [match]
+
+
+PROGRESS_FROM = 1000  # matches: a run this long shows a progress bar on a terminal
+
+
+@contextlib.contextmanager
+def _progress(matches: int) -> Iterator[Callable[[int], None] | None]:
+    """A progress bar on standard error for a long run (PROGRESS_FROM matches or more) when
+    it is a terminal, or when PITCHPASS_PROGRESS=1; none otherwise (a pipe, CI logs)."""
+    wanted = os.environ.get("PITCHPASS_PROGRESS", "")
+    if wanted != "1" and (wanted == "0" or matches < PROGRESS_FROM or not sys.stderr.isatty()):
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    console = Console(stderr=True, force_terminal=wanted == "1" or None)
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task("deciding", total=matches)
+        yield lambda n: bar.advance(task, n)
 
 
 def _run(work: Callable[[], Any], as_json: bool) -> Any:

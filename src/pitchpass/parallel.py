@@ -59,7 +59,10 @@ def decide_all_json(
 
 
 def decide_all_json_bytes(
-    scenario: Scenario, match_ids: Sequence[str] | None = None, workers: int | None = None
+    scenario: Scenario,
+    match_ids: Sequence[str] | None = None,
+    workers: int | None = None,
+    done: Callable[[int], None] | None = None,
 ) -> bytes:
     """`decide --json`'s output as the bytes json.dumps(indent=2, ensure_ascii=False)
     writes, and a newline, by orjson (the output holds text and whole numbers, no float);
@@ -72,7 +75,7 @@ def decide_all_json_bytes(
         if not _worth_a_pool(ids, workers):
             output = decide_json(decide(scenario, ids))
             return orjson.dumps(output, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
-        parts = _in_pool(scenario, ids, _decide_chunk_bytes, workers)
+        parts = _in_pool(scenario, ids, _decide_chunk_bytes, workers, done)
     except orjson.JSONEncodeError:  # a number beyond 64 bits: json writes any
         text = json.dumps(decide_all_json(scenario, ids, workers), indent=2, ensure_ascii=False)
         return (text + "\n").encode()
@@ -96,8 +99,14 @@ def _worth_a_pool(ids: list[str], workers: int | None) -> bool:
 
 
 def _in_pool(
-    scenario: Scenario, ids: list[str], task: Callable[[list[str]], _R], workers: int | None
+    scenario: Scenario,
+    ids: list[str],
+    task: Callable[[list[str]], _R],
+    workers: int | None,
+    done: Callable[[int], None] | None = None,
 ) -> list[_R]:
+    """`task` of each chunk of `ids` on all cores, in order; `done(n)` told as each
+    chunk of n matches comes back (a progress bar)."""
     if scenario.policy.within_tier is Mode.MOST_GRANTED:
         import pitchpass.core.solver  # noqa: F401 - imported once here, not once per worker
 
@@ -108,7 +117,13 @@ def _in_pool(
         context = multiprocessing.get_context("fork")
         chunks = [ids[i : i + CHUNK] for i in range(0, len(ids), CHUNK)]
         with context.Pool(workers or os.cpu_count() or 1) as pool:
-            return pool.map(task, chunks, chunksize=1)
+            if done is None:
+                return pool.map(task, chunks, chunksize=1)
+            parts = []
+            for chunk, part in zip(chunks, pool.imap(task, chunks, chunksize=1), strict=True):
+                parts.append(part)
+                done(len(chunk))
+            return parts
     finally:
         _shared = None
 

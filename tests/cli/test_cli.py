@@ -267,3 +267,25 @@ def test_aliases_that_repeat_what_is_written_are_fine(tmp_path: Path) -> None:
     path.write_text(text)
     result = run("validate", path)
     assert result.exit_code == 0 and "valid" in result.stdout
+
+
+def test_a_long_run_shows_progress_on_standard_error_only(tmp_path: Path) -> None:
+    """PITCHPASS_PROGRESS=1 shows the bar as a terminal would (a long run shows it by
+    itself on one); standard output keeps exactly the JSON."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_parallel import season
+
+    path = tmp_path / "season.json"
+    path.write_text(json.dumps(season(80)))
+    env = {**os.environ, "PITCHPASS_PROGRESS": "1"}
+    shown = subprocess.run(
+        [sys.executable, "-m", "pitchpass", "decide", str(path), "--json"],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert shown.returncode == 0 and "deciding" in shown.stderr
+    assert len(json.loads(shown.stdout)["matches"]) == 80
+    quiet = subprocess.run(
+        [sys.executable, "-m", "pitchpass", "decide", str(path), "--json"],
+        capture_output=True, text=True, env={**env, "PITCHPASS_PROGRESS": "0"},
+    )  # fmt: skip
+    assert quiet.stderr == "" and quiet.stdout == shown.stdout
