@@ -25,10 +25,41 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
 GOALS = {"json": 0.6, "yaml": 1.5}
+
+
+def _federation(season: dict[str, Any], matches: int) -> dict[str, Any]:
+    """`matches` matches: the season again and again under new ids (each copy a season's
+    requests and incidents), cut at `matches`."""
+    out = {**season, "matches": [], "requests": [], "incidents": []}
+    copy = 0
+    while len(out["matches"]) < matches:
+        taken = season["matches"][: matches - len(out["matches"])]
+        ids = {m["id"] for m in taken}
+        out["matches"] += [{**m, "id": f"{m['id']}-{copy}"} for m in taken]
+        for part in ("requests", "incidents"):
+            out[part] += [
+                {**x, "id": f"{x['id']}-{copy}", "match": f"{x['match']}-{copy}"}
+                for x in season[part]
+                if x["match"] in ids
+            ]
+        copy += 1
+    return out
+
+
+def _run_once(command: list[str], env: dict[str, str]) -> tuple[float, int]:
+    """Seconds, and the peak memory (MB) of the process and its reaped children."""
+    started = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - started
+    if status != 0:
+        raise SystemExit(f"{command} failed ({status})")
+    return seconds, usage.ru_maxrss // 1024
 
 
 def _timed(command: list[str], repeat: int) -> list[float]:
@@ -48,6 +79,7 @@ t0 = time.perf_counter()
 import pitchpass.cli
 t1 = time.perf_counter()
 from pathlib import Path
+from typing import Any
 from pitchpass.files import read_document
 from pitchpass.core import check_document
 gc.disable()
@@ -74,6 +106,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--output", type=Path, default=HERE / "RESULTS-cli.md")
+    parser.add_argument(
+        "--federation", default="5000", help="match counts of federations, e.g. 5000,20000"
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
     import yaml
@@ -98,6 +133,17 @@ def main() -> None:
             read = _timed([sys.executable, "-c", readers[kind]], args.repeat)
             rows.append((kind, cli, read, f"{path.stat().st_size / 1e6:.1f} MB"))
             steps[kind] = _steps(path)
+        big: list[tuple[int, int, float, int]] = []
+        env = {**os.environ, "PITCHPASS_MAX_FILE_MB": "1000", "PITCHPASS_PROGRESS": "0"}
+        for count in [int(n) for n in args.federation.split(",") if n.strip()]:
+            federation = _federation(document, count)
+            path = Path(folder) / f"federation-{count}.json"
+            path.write_text(json.dumps(federation))
+            requests = len(federation["requests"])
+            del federation
+            runs = [_run_once([command, "decide", str(path), "--json"], env) for _ in range(3)]
+            big.append((count, requests, min(t for t, _ in runs), max(m for _, m in runs)))
+            path.unlink()
     lines = [
         "# `pitchpass decide SEASON --json`, end to end",
         "",
@@ -117,6 +163,23 @@ def main() -> None:
             f" {min(read):.2f} s ({statistics.median(read):.2f}) |"
             f" {min(cli) / min(read):.1f}x | <= {GOALS[kind]} s: {met} |"
         )
+    if big:
+        lines += [
+            "",
+            "A federation: the season copied under new ids (JSON), best of 3 runs; peak memory",
+            "of the command and its pool's workers (the largest). Goals: 5,000 matches <= 5 s,",
+            "20,000 <= 20 s, memory growing linearly and under 1 GB at 20,000.",
+            "",
+            "| matches | requests | seconds | peak memory | per request | time goal |",
+            "|---|---|---|---|---|---|",
+        ]
+        for count, requests, seconds, memory in big:
+            goal = count / 1000
+            met = "met" if seconds <= goal else "not met"
+            lines.append(
+                f"| {count:,} | {requests:,} | {seconds:.2f} s | {memory:,} MB |"
+                f" {memory * 1024 / requests:.1f} KB | <= {goal:g} s: {met} |"
+            )
     lines += ["", "One run in-process, step by step (seconds):", ""]
     names = list(next(iter(steps.values())))
     lines += ["| step | " + " | ".join(steps) + " |", "|---|" + "---|" * len(steps)]
