@@ -188,6 +188,8 @@ def demo(
         _run(lambda: tell(out, scenario, path), as_json=False)
         return
     _check_port(port)
+    # Links in the e-mails the worker writes lead to this server (unless set otherwise).
+    os.environ.setdefault("PITCHPASS_BASE_URL", f"http://127.0.0.1:{port}")
     _database()
     from django.utils import timezone
 

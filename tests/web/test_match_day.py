@@ -400,7 +400,9 @@ def test_an_open_offer_holds_its_places_against_the_officers_decide_and_publish(
     assert row.offered and not row.can_override  # the board offers no override of it
     page = Client()
     page.force_login(_user("officer"))
-    assert "offered a place from the waitlist" in page.get(f"/matches/{SEED}/").content.decode()
+    board = page.get(f"/matches/{SEED}/").content.decode()
+    assert "offered a place from the waitlist" in board
+    assert ">Publish</button>" not in board  # nothing but the offer would be published
     published = officer.post(f"/api/matches/{SEED}/publish")
     assert published.status_code == 200 and "r24" not in published.json()["published"]
     assert not m.Request.objects.get(match__key=SEED, key="r24").locked

@@ -234,7 +234,8 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         for d in (run.output["decisions"] if run else [])
         if d["status"] == Status.GRANTED and d["request"] not in published
     ]
-    unpublished = {r.key for r in visible if not r.locked}
+    # An offered request is granted in the run but published only when its crew accepts.
+    unpublished = {r.key for r in visible if not r.locked} - set(waitlist.offered(match))
     publishable = not stale and any(
         d["status"] == Status.GRANTED and key in unpublished for key, d in by_request.items()
     )
