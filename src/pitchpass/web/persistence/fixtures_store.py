@@ -22,25 +22,11 @@ def competition_document(competition: m.Competition) -> dict[str, Any]:
     """The competition as a scenario: its policy and phases, every venue and organisation
     stored (a fixture may be at any ground), its matches and their current requests (for
     what a move makes late); no incidents."""
-    frame: dict[str, Any]
     matches = list(
         competition.matches.select_related("venue", "home", "away", "host").order_by(
             "position", "pk"
         )
     )
-    if matches:
-        frame = store.export(matches[0].key, entries=False)
-    else:
-        frame = {
-            "pitchpass": 1,
-            "competition": {
-                "id": competition.key,
-                "name": competition.name,
-                "partners": sorted(p.key for p in competition.partners.all()),
-            },
-            "policy": store.policy_of(competition),
-            "phases": store.phases_of(competition),
-        }
     venues = m.Venue.objects.prefetch_related("zones", "cameras__zone", "cameras__operator")
     requests = (
         m.Request.objects.filter(match__competition=competition, revoked="")
@@ -49,7 +35,10 @@ def competition_document(competition: m.Competition) -> dict[str, Any]:
         .order_by("match__position", "position")
     )
     return {
-        **{k: frame[k] for k in ("pitchpass", "competition", "policy", "phases")},
+        "pitchpass": 1,
+        "competition": store.competition_json(competition),
+        "policy": store.policy_of(competition),
+        "phases": store.phases_of(competition),
         "venues": [store.venue_json(v) for v in venues],
         "organisations": [
             {"id": o.key, "name": o.name, "kind": o.kind}

@@ -439,11 +439,7 @@ def export(match_key: str, entries: bool = True) -> dict[str, Any]:
         named |= set(m.Organisation.objects.filter(key__in=by_rule))
     return {
         "pitchpass": 1,
-        "competition": {
-            "id": competition.key,
-            "name": competition.name,
-            "partners": sorted(p.key for p in partners),
-        },
+        "competition": competition_json(competition, partners),
         "policy": policy_of(competition, tiers),
         "phases": phases_of(competition),
         "venues": [venue_json(match.venue, zones, cameras)],
@@ -454,6 +450,17 @@ def export(match_key: str, entries: bool = True) -> dict[str, Any]:
         "matches": [match_json(match)],
         "requests": _barred(match, [request_json(match.key, r) for r in requests]),
         "incidents": [_incident(match.key, i) for i in incidents],
+    }
+
+
+def competition_json(
+    competition: m.Competition, partners: list[m.Organisation] | None = None
+) -> dict[str, Any]:
+    partners = list(competition.partners.all()) if partners is None else partners
+    return {
+        "id": competition.key,
+        "name": competition.name,
+        "partners": sorted(p.key for p in partners),
     }
 
 

@@ -76,6 +76,7 @@ def _save_run(
 ) -> m.DecisionRun:
     number = (match.runs.aggregate(n=Max("number"))["n"] or 0) + 1
     rows = {r.key: r for r in match.requests.select_related("zone")}
+    offered = waitlist.offered(match)  # held by the proposal (proposal_of)
     before = match.runs.order_by("-number").first()
     run = m.DecisionRun.objects.create(
         match=match,
@@ -83,8 +84,8 @@ def _save_run(
         version=match.version,
         output=output,
         overrides=overrides,
-        # held when it was made: the published grants and the offers open (proposal_of)
-        locked=sorted({key for key, r in rows.items() if r.locked} | set(waitlist.offered(match))),
+        # held when it was made: the published grants and the offers open
+        locked=sorted({key for key, r in rows.items() if r.locked} | set(offered)),
         made_by=user,
     )
     m.Decision.objects.bulk_create(
@@ -97,7 +98,7 @@ def _save_run(
         )
         for d in output["decisions"]
     )
-    notices.after_run(match, before, output, rows, waitlist.offered(match))
+    notices.after_run(match, before, output, rows, offered)
     return run
 
 

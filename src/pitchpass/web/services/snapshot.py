@@ -38,7 +38,17 @@ def read_once() -> Iterator[None]:
 
 def once(what: str, match: m.Match, work: Callable[[], T]) -> T:
     """`work()` for this match as it is now; while read_once lasts, done once per version."""
-    return remembered((what, match.pk, match.version), work)
+    return remembered(_key(what, match), work)
+
+
+def _key(what: str, match: m.Match) -> tuple[Any, ...]:
+    return (what, match.pk, match.version)
+
+
+def _read_already(what: str, match: m.Match) -> Any:
+    """What `once(what, match, ...)` has worked out while read_once lasts, else None."""
+    cache = _READ.get()
+    return cache.get(_key(what, match)) if cache is not None else None
 
 
 def remembered(key: tuple[Any, ...], work: Callable[[], T]) -> T:
@@ -78,8 +88,7 @@ def requests_of(match: m.Match) -> list[m.Request]:
 def plan_of(match: m.Match) -> tuple[Phase, ...]:
     """The match's phases as the core has them (the competition's, or the default): one
     query, not the match's whole export (a door asks at every scan)."""
-    cache = _READ.get()
-    read = cache.get(("document", match.pk, match.version)) if cache is not None else None
+    read = _read_already("document", match)
     if read is not None:  # the page has read the whole match already
         return tuple(Phase(p["id"], p["start"], p["end"]) for p in read["phases"]) or DEFAULT_PHASES
     return once("plan", match, lambda: store.plan_of(match))
