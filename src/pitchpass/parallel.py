@@ -41,7 +41,7 @@ def decide_all(
 ) -> tuple[MatchResult, ...]:
     """Every match's result (or those named), in document order."""
     ids = _ids(scenario, match_ids)
-    if not _worth_a_pool(ids, workers):
+    if not _worth_a_pool(scenario, ids, workers):
         return decide(scenario, ids)
     parts = _in_pool(scenario, ids, _decide_chunk, workers)
     return tuple(_unpack(scenario, packed) for part in parts for packed in part)
@@ -52,7 +52,7 @@ def decide_all_json(
 ) -> dict[str, Any]:
     """`decide --json`'s output; in a pool, the workers build the JSON of their matches."""
     ids = _ids(scenario, match_ids)
-    if not _worth_a_pool(ids, workers):
+    if not _worth_a_pool(scenario, ids, workers):
         return decide_json(decide(scenario, ids))
     parts = _in_pool(scenario, ids, _decide_chunk_json, workers)
     return {"matches": [match for part in parts for match in part]}
@@ -72,7 +72,7 @@ def decide_all_json_bytes(
 
     ids = _ids(scenario, match_ids)
     try:
-        if not _worth_a_pool(ids, workers):
+        if not _worth_a_pool(scenario, ids, workers):
             output = decide_json(decide(scenario, ids))
             return orjson.dumps(output, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
         parts = _in_pool(scenario, ids, _decide_chunk_bytes, workers, done)
@@ -89,10 +89,12 @@ def _ids(scenario: Scenario, match_ids: Sequence[str] | None) -> list[str]:
     return [m.id for m in scenario.matches] if match_ids is None else list(match_ids)
 
 
-def _worth_a_pool(ids: list[str], workers: int | None) -> bool:
-    # Linux only: forking after OR-Tools is loaded is not safe on macOS.
+def _worth_a_pool(scenario: Scenario, ids: list[str], workers: int | None) -> bool:
+    # Linux only: forking after OR-Tools is loaded is not safe on macOS. Season rules link
+    # the matches: they are decided together, in one process (core.season_decide).
     return (
-        (workers or os.cpu_count() or 1) >= 2
+        scenario.policy.season is None
+        and (workers or os.cpu_count() or 1) >= 2
         and len(ids) >= MIN_MATCHES_FOR_POOL
         and sys.platform == "linux"
     )

@@ -14,6 +14,11 @@ class ReasonCode(StrEnum):
     CAPACITY = "capacity"
     NO_SHOWS = "no-shows"  # its organisation's no-shows bar it (docs/scenario-extensions.md)
     OVERRIDE = "override"  # refused by hand: the officer's written reason (the desk's own)
+    # The season rules' own (docs/scenario-extensions.md, "Season rules"): a quota reached,
+    # and a minimum or a rotation that made a grant or cost one (a grant's only reasons).
+    QUOTA = "quota"
+    MINIMUM = "minimum"
+    ROTATION = "rotation"
 
 
 class Status(StrEnum):

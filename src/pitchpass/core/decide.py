@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -43,14 +43,46 @@ class MatchResult:
 
 
 def decide(scenario: Scenario, match_ids: Iterable[str] | None = None) -> tuple[MatchResult, ...]:
-    """Decide every match (or those named), each on its own, in document order."""
+    """Decide every match (or those named), in document order: each on its own, or, with
+    season rules, the whole document jointly (season_decide)."""
     wanted = None if match_ids is None else set(match_ids)
+    if scenario.policy.season is not None:
+        from pitchpass.core.season_decide import decide_season
+
+        return tuple(r for r in decide_season(scenario) if wanted is None or r.match.id in wanted)
     return tuple(
         decide_match(scenario, m.id) for m in scenario.matches if wanted is None or m.id in wanted
     )
 
 
+@dataclass(frozen=True)
+class Setting:
+    """A match made ready to choose: its requests' tiers, what rules each out, the places
+    each would take (`items`, only for those that may be granted) and the room left."""
+
+    match: Match
+    requests: tuple[Request, ...]
+    tiers: dict[str, tuple[int, str]]
+    barred: dict[str, list[Reason]]
+    items: dict[str, Item]
+    capacity: dict[Cell, int]
+    room: dict[Cell, int]
+
+    def ordered(self) -> list[Request]:
+        """The requests that may be chosen, in the policy's order (tier, submitted, id)."""
+        tiers = self.tiers
+        return sorted(
+            (r for r in self.requests if not r.locked and not self.barred[r.id]),
+            key=lambda r: (tiers[r.id][0], r.submitted, r.id),
+        )
+
+
 def decide_match(scenario: Scenario, match_id: str) -> MatchResult:
+    setting = set_up(scenario, match_id)
+    return finish(scenario, setting, choose(scenario, setting))
+
+
+def set_up(scenario: Scenario, match_id: str) -> Setting:
     match = scenario.match(match_id)
     venue = scenario.venue(match.venue)
     policy = scenario.policy
@@ -69,15 +101,28 @@ def decide_match(scenario: Scenario, match_id: str) -> MatchResult:
     }
     capacity = capacities(venue, scenario.phases)
     room = room_left(capacity, [items[r.id] for r in requests if r.locked])
-    candidates = sorted(
-        (r for r in requests if not r.locked and not barred[r.id]),
-        key=lambda r: (tiers[r.id][0], r.submitted, r.id),
-    )
-    ordered = [items[r.id] for r in candidates]
-    if policy.within_tier is Mode.FIRST_COME:
-        chosen = first_come(room, ordered)
-    else:
-        chosen = most_granted(room, ordered, match_id)
+    return Setting(match, requests, tiers, barred, items, capacity, room)
+
+
+def choose(scenario: Scenario, setting: Setting) -> set[str]:
+    """The ids the match on its own grants besides its locked requests (SCENARIO.md 4)."""
+    ordered = [setting.items[r.id] for r in setting.ordered()]
+    if scenario.policy.within_tier is Mode.FIRST_COME:
+        return first_come(setting.room, ordered)
+    return most_granted(setting.room, ordered, setting.match.id)
+
+
+def finish(
+    scenario: Scenario,
+    setting: Setting,
+    chosen: set[str],
+    more: Mapping[str, tuple[Reason, ...]] | None = None,
+) -> MatchResult:
+    """The match's result with `chosen` granted besides its locked requests; `more`: the
+    season's own reasons of some requests (season_decide), after those of SCENARIO.md."""
+    requests, tiers, items, capacity = (
+        setting.requests, setting.tiers, setting.items, setting.capacity
+    )  # fmt: skip
     granted = [r for r in requests if r.locked or r.id in chosen]
     held = [items[r.id] for r in granted]
     used: dict[Cell, int] = {}
@@ -86,20 +131,27 @@ def decide_match(scenario: Scenario, match_id: str) -> MatchResult:
             used[cell] = used.get(cell, 0) + item.crew
     holders: dict[Cell, list[tuple[str, int]]] | None = None  # only needed for a refusal
     decisions = []
+    extra = more or {}
     for r in requests:
         if r.locked or r.id in chosen:
-            decisions.append(Decision(r, Status.GRANTED, tiers[r.id][1]))
+            decisions.append(Decision(r, Status.GRANTED, tiers[r.id][1], extra.get(r.id, ())))
             continue
-        reasons = barred[r.id]
+        reasons = setting.barred[r.id]
         if not reasons:
             holders = holders if holders is not None else _holders(held, tiers)
             reasons = _no_room(items[r.id], used, capacity, holders)
+        if r.id in extra:
+            reasons = [*reasons, *extra[r.id]]
         decisions.append(Decision(r, Status.REFUSED, tiers[r.id][1], tuple(reasons)))
+    venue = scenario.venue(setting.match.venue)
     return MatchResult(
-        match,
+        setting.match,
         tuple(decisions),
         tuple(Usage(z, p, used.get((z, p), 0), cap) for (z, p), cap in capacity.items()),
-        tuple(cover(i, venue, scenario.phases, granted) for i in scenario.incidents_of(match_id)),
+        tuple(
+            cover(i, venue, scenario.phases, granted)
+            for i in scenario.incidents_of(setting.match.id)
+        ),
     )
 
 

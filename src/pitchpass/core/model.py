@@ -140,11 +140,52 @@ class MatchDay:
 
 
 @dataclass(frozen=True)
+class Quota:
+    """At most `at_most` granted to `who` in each period (docs/scenario-extensions.md,
+    "Season rules"): `who` is an organisation id, `each`, `kind:<kind>`, `partners` or
+    `partners together`; `per` is match | day | season; `counts` is requests | places."""
+
+    who: str
+    per: str
+    counts: str
+    at_most: int
+    zones: frozenset[str] | None = None  # None: every zone counts
+
+
+@dataclass(frozen=True)
+class Minimum:
+    """Each club grants each organisation of `to` at least `at_least` requests in `cells`
+    (zone, its phases) a season, at its home matches."""
+
+    name: str
+    to: str  # an organisation id, kind:<kind>, partners or partners together
+    at_least: int
+    cells: tuple[tuple[str, frozenset[str]], ...]
+
+
+@dataclass(frozen=True)
+class Rotation:
+    """The places of one zone and phase shared in turn among the organisations of a tier."""
+
+    zone: str
+    phase: str
+    tier: str
+
+
+@dataclass(frozen=True)
+class SeasonRules:
+    quotas: tuple[Quota, ...] = ()
+    minimums: tuple[Minimum, ...] = ()
+    rotations: tuple[Rotation, ...] = ()
+
+
+@dataclass(frozen=True)
 class Policy:
     deadline: timedelta = timedelta(days=5)
     within_tier: Mode = Mode.MOST_GRANTED
     tiers: tuple[Tier, ...] = DEFAULT_TIERS
     match_day: MatchDay = MatchDay()
+    season: SeasonRules | None = None  # None: each match is decided on its own
 
 
 @dataclass(frozen=True)

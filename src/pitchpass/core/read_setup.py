@@ -86,8 +86,8 @@ def policy(reader: Reader, top: dict[str, Any], org_ids: list[str]) -> Policy:
     if top.get("policy") is None:
         return default
     item = reader.mapping(
-        top["policy"], "policy", ("deadline", "within_tier", "tiers", "match_day")
-    )
+        top["policy"], "policy", ("deadline", "within_tier", "tiers", "match_day", "season")
+    )  # `season` is read with the venues (read_season), whose zones it names
     if item is None:
         return default
     deadline = reader.duration(item, "deadline", "policy", default.deadline)

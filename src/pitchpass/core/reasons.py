@@ -26,6 +26,8 @@ class Reason:
             out["phase"] = self.phase
         if self.code is ReasonCode.CAPACITY:
             out.update(used=self.used, capacity=self.capacity, needed=self.needed)
+        elif self.code is ReasonCode.QUOTA:  # a quota's limit is kept in `capacity`
+            out.update(used=self.used, at_most=self.capacity, needed=self.needed)
         out["text"] = self.text
         return out
 

@@ -15,7 +15,15 @@ from pitchpass.core.locked import check_locked_fit
 from pitchpass.core.model import Scenario
 from pitchpass.core.problems import Problem, ScenarioInvalid
 from pitchpass.core.read_fixtures import incidents, matches, requests, venues
-from pitchpass.core.read_setup import check_version, competition, organisations, phases, policy
+from pitchpass.core.read_season import season_rules
+from pitchpass.core.read_setup import (
+    KINDS,
+    check_version,
+    competition,
+    organisations,
+    phases,
+    policy,
+)
 
 TOP_FIELDS = (
     "pitchpass", "competition", "policy", "phases", "venues",
@@ -129,6 +137,12 @@ def _read(document: dict[str, Any]) -> tuple[Reader, _Read | None]:
         reader, top, reader.known("venue"), org_ids, the_policy.deadline
     )
     zones = {match_id: zones_of.get(venue, []) for match_id, venue in venue_of.items()}
+    season = season_rules(
+        reader, top, org_ids, [z for ids in zones_of.values() for z in ids], phase_ids,
+        [tier.name for tier in the_policy.tiers], KINDS,
+    )  # fmt: skip
+    if season is not None:
+        the_policy = replace(the_policy, season=season)
     request_ids: dict[str, str] = {}
     the_requests, positions = requests(
         reader, top, the_matches, zones, phase_ids, org_ids, 0, request_ids

@@ -32,6 +32,43 @@ def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     }
 
 
+def _season() -> dict[str, Any]:
+    """`policy.season` (docs/scenario-extensions.md, "Season rules")."""
+    who = {"type": "string", "minLength": 1}
+    quota = _object(
+        {
+            "for": who,
+            "per": {"enum": ["match", "day", "season"]},
+            "counts": {"enum": ["requests", "places"]},
+            "at_most": _PLACES,
+            "zones": {"type": "array", "items": _ID, "minItems": 1},
+        },
+        ["for", "per", "counts", "at_most"],
+    )
+    cell = _object(
+        {"zone": _ID, "phases": {"type": "array", "items": _ID, "minItems": 1}},
+        ["zone", "phases"],
+    )
+    minimum = _object(
+        {
+            "name": {"type": "string", "minLength": 1},
+            "to": who,
+            "at_least": {"type": "integer", "minimum": 1},
+            "cells": {"type": "array", "items": cell, "minItems": 1},
+        },
+        ["name", "to", "at_least", "cells"],
+    )
+    rotation = _object({"zone": _ID, "phase": _ID, "tier": _ID}, ["zone", "phase", "tier"])
+    return _object(
+        {
+            "quotas": {"type": "array", "items": quota},
+            "minimums": {"type": "array", "items": minimum},
+            "rotations": {"type": "array", "items": rotation},
+        },
+        [],
+    )
+
+
 def scenario_schema() -> dict[str, Any]:
     zone = _object(
         {
@@ -117,6 +154,7 @@ def scenario_schema() -> dict[str, Any]:
                         },
                         [],
                     ),
+                    "season": _season(),
                 },
                 [],
             ),

@@ -35,47 +35,72 @@ def _parameters() -> cmh.SatParameters:
     return parameters
 
 
+Constraint = tuple[str, list[int], list[int], int, int]  # name, variables, coefficients, low, high
+Count = tuple[str, tuple[int, ...]]  # an objective: (name, the 0/1 variables it counts)
+
+
 def solve_group(items: Sequence[Item], room: Mapping[Cell, int], label: str = "") -> set[str]:
     """Ids granted in the unique best choice for `items` (in priority order) in `room`."""
-    model = cmh.CpModelProto()
     index = {item.id: n for n, item in enumerate(items)}  # grant[id] is variable n, 0 or 1
-    for item in items:
-        variable = model.variables.add()
-        variable.name = f"grant[{item.id}]"
-        variable.domain.extend((0, 1))
+    constraints: list[Constraint] = []
     for cell, places in room.items():
         holders = [item for item in items if cell in item.cells]
-        variables = [index[i.id] for i in holders]
-        _linear(model, f"places[{cell[0]}, {cell[1]}]", variables, [i.crew for i in holders],
-                LOWEST, places)  # fmt: skip
+        constraints.append(
+            (f"places[{cell[0]}, {cell[1]}]", [index[i.id] for i in holders],
+             [i.crew for i in holders], LOWEST, places)
+        )  # fmt: skip
+    objectives = [(name, tuple(index[i] for i in ids)) for name, ids in _objectives(items)]
+    values = solve_lexicographic(
+        [f"grant[{item.id}]" for item in items], constraints, objectives, label
+    )
+    return {item.id for item, value in zip(items, values, strict=False) if value}
+
+
+def solve_lexicographic(
+    names: Sequence[str], constraints: Sequence[Constraint], objectives: Sequence[Count],
+    label: str = "",
+) -> list[int]:  # fmt: skip
+    """The values of the 0/1 variables `names` that satisfy `constraints` and maximise the
+    counts of `objectives` lexicographically, most important first."""
+    model = cmh.CpModelProto()
+    for name in names:
+        variable = model.variables.add()
+        variable.name = name
+        variable.domain.extend((0, 1))
+    for name, variables, coeffs, low, high in constraints:
+        _linear(model, name, variables, coeffs, low, high)
     parameters = _parameters()
-    values: dict[str, int] = {}
-    chunks = _chunks(_objectives(items))
+    values: list[int] = []
+    chunks = _chunks(list(objectives))
+    everything = range(len(names))
     for number, chunk in enumerate(chunks, start=1):
         weights = _packed(chunk)
         model.clear_objective()
-        model.objective.vars.extend(index[i] for i in weights)
+        model.objective.vars.extend(list(weights))
         model.objective.coeffs.extend(-w for w in weights.values())  # CP-SAT minimises
         solver = cmh.SolveWrapper()
         solver.set_parameters(parameters)
         response = solver.solve(model)  # type: ignore[no-untyped-call]  # unannotated in ortools
         if response.status != cmh.CpSolverStatus.OPTIMAL:
-            where = f" for match {label}" if label else ""
+            where = f" for {label}" if label.startswith("the ") else f" for match {label}"
             raise SolverFailed(
-                f"the solver did not prove the best choice{where} "
+                f"the solver did not prove the best choice{where if label else ''} "
                 f"({response.status.name} after {response.wall_time:.1f} s); nothing decided"
             )
-        solution = response.solution
-        values = {i: solution[n] for i, n in index.items()}
+        values = list(response.solution)
         if number == len(chunks):
             break
-        for name, ids in chunk:
-            fixed = sum(values[i] for i in ids)
-            _linear(model, name, [index[i] for i in ids], [1] * len(ids), fixed, fixed)
+        for name, counted in chunk:
+            fixed = sum(values[v] for v in counted)
+            _linear(model, name, list(counted), [1] * len(counted), fixed, fixed)
         model.clear_solution_hint()
-        model.solution_hint.vars.extend(index.values())
-        model.solution_hint.values.extend(values[i] for i in index)
-    return {i for i, value in values.items() if value}
+        model.solution_hint.vars.extend(list(everything))
+        model.solution_hint.values.extend(values)
+    if not chunks:  # nothing to choose: any solution (the constraints still hold)
+        solver = cmh.SolveWrapper()
+        solver.set_parameters(parameters)
+        values = [int(v) for v in solver.solve(model).solution]  # type: ignore[no-untyped-call]
+    return values
 
 
 def _linear(
@@ -90,10 +115,10 @@ def _linear(
     constraint.linear.domain.extend((low, high))
 
 
-def _packed(chunk: list[Objective]) -> dict[str, int]:
+def _packed(chunk: list[Count]) -> dict[int, int]:
     """The weights of one sum whose maximum is the lexicographic maximum of the chunk's
-    parts (request id -> weight)."""
-    weights: dict[str, int] = {}
+    parts (variable -> weight)."""
+    weights: dict[int, int] = {}
     weight = 1
     for _name, ids in reversed(chunk):
         for i in ids:
@@ -112,9 +137,9 @@ def _objectives(items: Sequence[Item]) -> list[Objective]:
     return counts + singles
 
 
-def _chunks(objectives: list[Objective]) -> list[list[Objective]]:
+def _chunks(objectives: list[Count]) -> list[list[Count]]:
     """Consecutive objectives whose packed weighted sum stays below 2**MAX_BITS."""
-    chunks: list[list[Objective]] = []
+    chunks: list[list[Count]] = []
     span = 1 << MAX_BITS
     for objective in objectives:
         size = len(objective[1]) + 1  # the values a count can take: 0..n

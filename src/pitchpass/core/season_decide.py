@@ -1,0 +1,410 @@
+"""Deciding a whole document jointly under its season rules (docs/scenario-extensions.md,
+"Season rules"): quotas, minimums and rotations, exactly.
+
+Each match is set up as on its own (tiers, eligibility, places). What needs no search is
+settled first: a request that cannot fit alone, or whose quota has no room for it alone,
+is refused; one that touches no contended zone and phase and no quota it could reach is
+granted (granting more never worsens any objective, and it is in every best choice). The
+rest is split into groups that the rules link (a contended zone and phase, a quota that
+binds, a minimum not met yet, a rotation) and each group is one CP-SAT model, solved
+lexicographically (solver.solve_lexicographic). A group no season rule touches is one
+match's own, and is decided exactly as on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from pitchpass.core.allocate import Item, first_come, most_granted
+from pitchpass.core.codes import Mode, ReasonCode
+from pitchpass.core.decide import MatchResult, Setting, choose, finish, set_up
+from pitchpass.core.model import Request, Scenario, SeasonRules
+from pitchpass.core.places import Cell
+from pitchpass.core.reasons import Reason
+from pitchpass.core.season_rules import (
+    PairKey,
+    QuotaKey,
+    amount,
+    describe,
+    in_rotation,
+    pair_keys,
+    quota_keys,
+)
+
+LOWEST = -(1 << 63)
+
+
+@dataclass
+class Entry:
+    """A request that may be granted (locked, or not ruled out), with what it counts for."""
+
+    request: Request
+    setting: Setting
+    item: Item
+    quotas: list[QuotaKey]
+    pairs: list[PairKey]
+    rotations: list[int]
+
+
+@dataclass
+class Season:
+    """The document's choice under its season rules, and what it counted."""
+
+    rules: SeasonRules
+    entries: dict[str, Entry]
+    granted: set[str]  # ids granted besides the locked
+    plain: set[str]  # ids each match on its own would grant besides the locked
+    used: dict[QuotaKey, int] = field(default_factory=dict)
+    counts: dict[PairKey, int] = field(default_factory=dict)
+    turns: list[dict[str, int]] = field(default_factory=list)  # per rotation: org -> turns
+
+
+def decide_season(scenario: Scenario) -> tuple[MatchResult, ...]:
+    settings = [set_up(scenario, m.id) for m in scenario.matches]
+    season = solve_season(scenario, settings)
+    more = season_reasons(scenario, season)
+    return tuple(finish(scenario, s, season.granted, more) for s in settings)
+
+
+def solve_season(scenario: Scenario, settings: list[Setting]) -> Season:
+    rules = scenario.policy.season or SeasonRules()
+    partners = scenario.competition.partners
+    entries: dict[str, Entry] = {}
+    plain: set[str] = set()
+    for setting in settings:
+        plain |= choose(scenario, setting)
+        match = setting.match
+        for r in setting.requests:
+            if r.id not in setting.items:
+                continue
+            org = scenario.organisation(r.by)
+            tier = setting.tiers[r.id][1]
+            entries[r.id] = Entry(
+                r, setting, setting.items[r.id],
+                quota_keys(rules.quotas, r, org, match, partners),
+                pair_keys(rules.minimums, r, org, match, partners),
+                [n for n, rotation in enumerate(rules.rotations) if in_rotation(rotation, r, tier)],
+            )  # fmt: skip
+    locked = [e for e in entries.values() if e.request.locked]
+    left: dict[QuotaKey, int] = {}
+    for e in locked:
+        for key in e.quotas:
+            left[key] = left.get(key, 0) - amount(rules.quotas[key[0]], e.request)
+
+    def room_for(key: QuotaKey) -> int:
+        return rules.quotas[key[0]].at_most + left.get(key, 0)
+
+    candidates = [
+        e for e in entries.values()
+        if not e.request.locked
+        and all(e.setting.room[c] >= e.item.crew for c in e.item.cells)
+        and all(amount(rules.quotas[k[0]], e.request) <= room_for(k) for k in e.quotas)
+    ]  # fmt: skip
+    cell_demand: dict[tuple[str, Cell], int] = {}
+    quota_demand: dict[QuotaKey, int] = {}
+    for e in candidates:
+        for c in e.item.cells:
+            where = (e.setting.match.id, c)
+            cell_demand[where] = cell_demand.get(where, 0) + e.item.crew
+        for k in e.quotas:
+            quota_demand[k] = quota_demand.get(k, 0) + amount(rules.quotas[k[0]], e.request)
+    rooms = {s.match.id: s.room for s in settings}
+    contended = {where for where, need in cell_demand.items() if need > rooms[where[0]][where[1]]}
+    binding = {k for k, need in quota_demand.items() if need > room_for(k)}
+    free: list[Entry] = []
+    searched: list[Entry] = []
+    for e in candidates:
+        cells = {(e.setting.match.id, c) for c in e.item.cells}
+        (searched if cells & contended or binding.intersection(e.quotas) else free).append(e)
+    granted = {e.request.id for e in free}
+    fixed = [*locked, *free]
+    counts: dict[PairKey, int] = {}
+    for e in fixed:
+        for pair in e.pairs:
+            counts[pair] = counts.get(pair, 0) + 1
+    open_pairs = {
+        pair for e in searched for pair in e.pairs
+        if counts.get(pair, 0) < rules.minimums[pair[0]].at_least
+    }  # fmt: skip
+    turns: list[dict[str, int]] = [{} for _ in rules.rotations]
+    for e in entries.values():  # every organisation that asked counts, with 0 turns or more
+        for n in e.rotations:
+            turns[n].setdefault(e.request.by, 0)
+    for e in fixed:
+        for n in e.rotations:
+            turns[n][e.request.by] += 1
+    active = {n for e in searched for n in e.rotations}
+    links = _Links(contended, binding, open_pairs, active)
+    for group in _groups(searched, links):
+        granted |= _solve(scenario, rules, group, links, counts, turns, room_for)
+    season = Season(rules, entries, granted, plain)
+    _tally(season)
+    return season
+
+
+@dataclass(frozen=True)
+class _Links:
+    contended: set[tuple[str, Cell]]
+    binding: set[QuotaKey]
+    open_pairs: set[PairKey]
+    active: set[int]
+
+    def of(self, e: Entry) -> list[object]:
+        match_id = e.setting.match.id
+        out: list[object] = [("cell", match_id, c) for c in e.item.cells
+                             if (match_id, c) in self.contended]  # fmt: skip
+        out += [("quota", k) for k in e.quotas if k in self.binding]
+        out += [("pair", p) for p in e.pairs if p in self.open_pairs]
+        out += [("rotation", n) for n in e.rotations if n in self.active]
+        return out
+
+    def seasonal(self, e: Entry) -> bool:
+        return any(link[0] != "cell" for link in self.of(e))  # type: ignore[index]
+
+
+def _groups(searched: list[Entry], links: _Links) -> list[list[Entry]]:
+    """The searched entries in groups the links join, each in the policy's order."""
+    parent = list(range(len(searched)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first: dict[object, int] = {}
+    for index, e in enumerate(searched):
+        for link in links.of(e):
+            if link in first:
+                parent[root(index)] = root(first[link])
+            else:
+                first[link] = index
+    groups: dict[int, list[Entry]] = {}
+    for index, e in enumerate(searched):
+        groups.setdefault(root(index), []).append(e)
+    return [sorted(g, key=_order) for g in groups.values()]
+
+
+def _order(e: Entry) -> tuple[int, datetime, str]:
+    return (e.item.rank, e.request.submitted, e.request.id)
+
+
+def _solve(
+    scenario: Scenario, rules: SeasonRules, group: list[Entry], links: _Links,
+    counts: dict[PairKey, int], turns: list[dict[str, int]], room_for: Callable[[QuotaKey], int],
+) -> set[str]:  # fmt: skip
+    if not any(links.seasonal(e) for e in group):  # one match's own contention: as on its own
+        setting = group[0].setting
+        items = [e.item for e in group]
+        if scenario.policy.within_tier is Mode.FIRST_COME:
+            return first_come(setting.room, items)
+        return most_granted(setting.room, items, setting.match.id)
+    from pitchpass.core.solver import solve_lexicographic  # imports OR-Tools only when needed
+
+    names = [f"grant[{e.request.id}]" for e in group]
+    constraints: list[tuple[str, list[int], list[int], int, int]] = []
+    cells: dict[tuple[str, Cell], list[int]] = {}
+    quotas: dict[QuotaKey, list[int]] = {}
+    pairs: dict[PairKey, list[int]] = {}
+    rotations: dict[int, dict[str, list[int]]] = {}
+    for n, e in enumerate(group):
+        match_id = e.setting.match.id
+        for c in e.item.cells:
+            if (match_id, c) in links.contended:
+                cells.setdefault((match_id, c), []).append(n)
+        for k in e.quotas:
+            if k in links.binding:
+                quotas.setdefault(k, []).append(n)
+        for p in e.pairs:
+            if p in links.open_pairs:
+                pairs.setdefault(p, []).append(n)
+        for r in e.rotations:
+            rotations.setdefault(r, {}).setdefault(e.request.by, []).append(n)
+    for (match_id, (zone, phase)), held in cells.items():
+        room = group[held[0]].setting.room[zone, phase]
+        constraints.append((f"places[{match_id}, {zone}, {phase}]", held,
+                            [group[n].item.crew for n in held], LOWEST, room))  # fmt: skip
+    for k, held in quotas.items():
+        quota = rules.quotas[k[0]]
+        constraints.append((f"quota[{k[0]}, {k[1]}, {k[2]}]", held,
+                            [amount(quota, group[n].request) for n in held], LOWEST,
+                            room_for(k)))  # fmt: skip
+    objectives: list[tuple[str, tuple[int, ...]]] = []
+    shortfall: list[int] = []
+    for p, held in pairs.items():
+        need = rules.minimums[p[0]].at_least - counts.get(p, 0)
+        made = [_variable(names, f"minimum[{p[0]}, {p[1]}, {p[2]}, {k}]") for k in range(need)]
+        constraints.append((f"minimum[{p[0]}, {p[1]}, {p[2]}]", [*made, *held],
+                            [1] * len(made) + [-1] * len(held), LOWEST, 0))  # fmt: skip
+        shortfall += made
+    if shortfall:
+        objectives.append(("minimums", tuple(shortfall)))
+    for r in sorted(rotations):
+        levels: dict[int, list[int]] = {}
+        for org, held in rotations[r].items():
+            base = turns[r].get(org, 0)
+            for level in range(base + 1, base + len(held) + 1):
+                y = _variable(names, f"turns[{r}, {org}] >= {level}")
+                # y may be 1 only when the organisation has `level` turns or more
+                constraints.append((f"level[{r}, {org}, {level}]", [*held, y],
+                                    [1] * len(held) + [-(level - base)], 0, 1 << 40))  # fmt: skip
+                levels.setdefault(level, []).append(y)
+        objectives += [(f"rotation[{r}] turns >= {v}", tuple(levels[v])) for v in sorted(levels)]
+    if scenario.policy.within_tier is Mode.MOST_GRANTED:
+        ranks = sorted({e.item.rank for e in group})
+        objectives += [
+            (f"granted[tier {rank}]", tuple(n for n, e in enumerate(group) if e.item.rank == rank))
+            for rank in ranks
+        ]
+    objectives += [(f"granted[{e.request.id}]", (n,)) for n, e in enumerate(group)]
+    matches = sorted({e.setting.match.id for e in group})
+    label = f"the season's {len(matches)} linked matches ({', '.join(matches[:3])}" + (
+        ", ...)" if len(matches) > 3 else ")"
+    )
+    values = solve_lexicographic(names, constraints, objectives, label)
+    return {e.request.id for e, value in zip(group, values, strict=False) if value}
+
+
+def _variable(names: list[str], name: str) -> int:
+    names.append(name)
+    return len(names) - 1
+
+
+def _tally(season: Season) -> None:
+    """What the choice counts: quota use, minimum counts and rotation turns."""
+    rules = season.rules
+    season.turns = [{} for _ in rules.rotations]
+    for e in season.entries.values():
+        for n in e.rotations:
+            season.turns[n].setdefault(e.request.by, 0)
+        if not (e.request.locked or e.request.id in season.granted):
+            continue
+        for k in e.quotas:
+            season.used[k] = season.used.get(k, 0) + amount(rules.quotas[k[0]], e.request)
+        for p in e.pairs:
+            season.counts[p] = season.counts.get(p, 0) + 1
+        for n in e.rotations:
+            season.turns[n][e.request.by] += 1
+
+
+def season_reasons(scenario: Scenario, season: Season) -> dict[str, tuple[Reason, ...]]:
+    """The season's own reasons of each request that has some (contract, "Season rules")."""
+    rules = season.rules
+    out: dict[str, list[Reason]] = {}
+    caused: dict[str, dict[Cell, set[ReasonCode]]] = {}  # match -> cell -> rules that took it
+    entries = season.entries
+    for e in entries.values():
+        r = e.request
+        if r.locked or r.id not in season.granted or r.id in season.plain:
+            continue
+        for number in sorted({p[0] for p in e.pairs if season.counts[p] <= _at_least(rules, p)}):
+            p = next(p for p in e.pairs if p[0] == number)
+            out.setdefault(r.id, []).append(_minimum_reason(rules, p, season.counts[p]))
+        for n in e.rotations:
+            out.setdefault(r.id, []).append(_rotation_reason(rules, n, season.turns[n], True))
+        codes = {reason.code for reason in out.get(r.id, [])}
+        if codes:
+            held = caused.setdefault(e.setting.match.id, {})
+            for c in e.item.cells:
+                held.setdefault(c, set()).update(codes)
+    used_at = _used_cells(entries.values(), season)
+    for e in entries.values():
+        r = e.request
+        if r.locked or r.id in season.granted:
+            continue
+        reasons = out.setdefault(r.id, [])
+        for k in e.quotas:
+            quota, need = rules.quotas[k[0]], amount(rules.quotas[k[0]], r)
+            if season.used.get(k, 0) + need > quota.at_most:
+                reasons.append(_quota_reason(rules, k, season.used.get(k, 0), need))
+        if r.id not in season.plain:
+            continue
+        match_id = e.setting.match.id
+        used = used_at.get(match_id, {})
+        short = [c for c in e.item.cells
+                 if used.get(c, 0) + e.item.crew > e.setting.capacity[c]]  # fmt: skip
+        codes = set().union(*(caused.get(match_id, {}).get(c, set()) for c in short))
+        if ReasonCode.MINIMUM in codes:
+            reasons.append(
+                Reason(ReasonCode.MINIMUM, _took_for_minimum(scenario, e, short, season))
+            )
+        if e.rotations or ReasonCode.ROTATION in codes:
+            for n in e.rotations or _rotations_at(e, short, season):
+                reasons.append(_rotation_reason(rules, n, season.turns[n], False))
+    return {i: tuple(reasons) for i, reasons in out.items() if reasons}
+
+
+def _at_least(rules: SeasonRules, pair: PairKey) -> int:
+    return rules.minimums[pair[0]].at_least
+
+
+def _used_cells(entries: Iterable[Entry], season: Season) -> dict[str, dict[Cell, int]]:
+    used: dict[str, dict[Cell, int]] = {}
+    for e in entries:
+        if e.request.locked or e.request.id in season.granted:
+            at = used.setdefault(e.setting.match.id, {})
+            for c in e.item.cells:
+                at[c] = at.get(c, 0) + e.item.crew
+    return used
+
+
+def _granted_for(season: Season, match_id: str, cells: list[Cell], code: ReasonCode) -> list[Entry]:
+    """The grants at the match that a season rule made and that hold one of `cells`."""
+    return [
+        g for g in season.entries.values()
+        if g.setting.match.id == match_id and g.request.id in season.granted
+        and g.request.id not in season.plain and not set(cells).isdisjoint(g.item.cells)
+        and (g.pairs if code is ReasonCode.MINIMUM else g.rotations)
+    ]  # fmt: skip
+
+
+def _took_for_minimum(scenario: Scenario, e: Entry, short: list[Cell], season: Season) -> str:
+    grants = _granted_for(season, e.setting.match.id, short, ReasonCode.MINIMUM)
+    pair = next(p for g in grants for p in g.pairs
+                if season.counts[p] <= _at_least(season.rules, p))  # fmt: skip
+    minimum = season.rules.minimums[pair[0]]
+    return (
+        f'its places went to meet the season minimum "{minimum.name}": {pair[1]} grants '
+        f"{describe(pair[2])} at least {minimum.at_least} a season"
+    )
+
+
+def _rotations_at(e: Entry, short: list[Cell], season: Season) -> list[int]:
+    grants = _granted_for(season, e.setting.match.id, short, ReasonCode.ROTATION)
+    return sorted({n for g in grants for n in g.rotations})
+
+
+def _minimum_reason(rules: SeasonRules, pair: PairKey, count: int) -> Reason:
+    minimum = rules.minimums[pair[0]]
+    return Reason(
+        ReasonCode.MINIMUM,
+        f'granted to meet the season minimum "{minimum.name}": {pair[1]} grants '
+        f"{describe(pair[2])} at least {minimum.at_least} a season ({count} granted)",
+    )
+
+
+def _rotation_reason(rules: SeasonRules, n: int, turns: dict[str, int], granted: bool) -> Reason:
+    rotation = rules.rotations[n]
+    ranked = sorted(turns.items(), key=lambda kv: (-kv[1], kv[0]))
+    said = ", ".join(f"{org} has {k} {'turn' if k == 1 else 'turns'}" for org, k in ranked)
+    text = (
+        f"{rotation.zone}, {rotation.phase} is shared in turn among {rotation.tier} crews: "
+        f"{said} this season"
+    )
+    return Reason(ReasonCode.ROTATION, ("granted in turn: " if granted else "") + text)
+
+
+def _quota_reason(rules: SeasonRules, key: QuotaKey, used: int, needed: int) -> Reason:
+    quota = rules.quotas[key[0]]
+    who = describe(key[1]) + (f" in {', '.join(sorted(quota.zones))}" if quota.zones else "")
+    name = {"season": f"season quota of {who}", "match": f"match quota of {who}"}.get(
+        quota.per, f"quota of {who} for {key[2]}"
+    )
+    unit = quota.counts if quota.at_most != 1 else quota.counts[:-1]
+    if used >= quota.at_most:
+        text = f"{name} reached: {used} of {quota.at_most} {unit}"
+    else:
+        text = f"{name}: {used} of {quota.at_most} {unit} granted; {needed} needed"
+    return Reason(ReasonCode.QUOTA, text, used=used, capacity=quota.at_most, needed=needed)

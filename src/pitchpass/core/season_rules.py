@@ -1,0 +1,83 @@
+"""What each season rule counts (docs/scenario-extensions.md, "Season rules"): a quota's
+periods, a minimum's pairs, a rotation's requests. The engine (season_decide) and the
+report (season_report) both ask here, so they count alike."""
+
+from __future__ import annotations
+
+from pitchpass.core.model import Match, Minimum, Organisation, Quota, Request, Rotation
+
+TOGETHER = "partners together"
+QuotaKey = tuple[int, str, str]  # (the quota's index, its subject, the period)
+PairKey = tuple[int, str, str]  # (the minimum's index, the club, the subject)
+
+
+def subject(who: str, org: Organisation, partners: frozenset[str]) -> str | None:
+    """Whom a rule for `who` counts `org`'s requests against: its own id, `partners
+    together`, or None when the rule is not for it."""
+    if who == "each":
+        return org.id
+    if who == "partners":
+        return org.id if org.id in partners else None
+    if who == TOGETHER:
+        return TOGETHER if org.id in partners else None
+    if who.startswith("kind:"):
+        return org.id if org.kind == who[len("kind:") :] else None
+    return org.id if org.id == who else None
+
+
+def period(quota: Quota, match: Match) -> str:
+    if quota.per == "match":
+        return match.id
+    if quota.per == "day":
+        return match.kickoff.date().isoformat()  # in the kick-off's own UTC offset
+    return "season"
+
+
+def amount(quota: Quota, request: Request) -> int:
+    return request.crew if quota.counts == "places" else 1
+
+
+def quota_keys(
+    quotas: tuple[Quota, ...], request: Request, org: Organisation, match: Match,
+    partners: frozenset[str],
+) -> list[QuotaKey]:  # fmt: skip
+    keys = []
+    for number, quota in enumerate(quotas):
+        if quota.zones is not None and request.zone not in quota.zones:
+            continue
+        who = subject(quota.who, org, partners)
+        if who is not None:
+            keys.append((number, who, period(quota, match)))
+    return keys
+
+
+def in_cells(minimum: Minimum, request: Request) -> bool:
+    return any(
+        request.zone == zone and not phases.isdisjoint(request.phases)
+        for zone, phases in minimum.cells
+    )
+
+
+def pair_keys(
+    minimums: tuple[Minimum, ...], request: Request, org: Organisation, match: Match,
+    partners: frozenset[str],
+) -> list[PairKey]:  # fmt: skip
+    """The (minimum, club, subject) pairs a grant of `request` counts for."""
+    keys = []
+    for number, minimum in enumerate(minimums):
+        if request.by == match.home or not in_cells(minimum, request):
+            continue
+        who = subject(minimum.to, org, partners)
+        if who is not None:
+            keys.append((number, match.home, who))
+    return keys
+
+
+def in_rotation(rotation: Rotation, request: Request, tier: str) -> bool:
+    return (
+        tier == rotation.tier and request.zone == rotation.zone and rotation.phase in request.phases
+    )
+
+
+def describe(who: str) -> str:
+    return "the partners together" if who == TOGETHER else who
