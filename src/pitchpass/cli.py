@@ -140,6 +140,46 @@ def what_if_command(
 
 
 @app.command()
+def season(
+    file: FileArg,
+    as_json: JsonOpt = False,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot", help="Also draw each organisation's share over the season (SVG).",
+            dir_okay=False, show_default=False,
+        ),
+    ] = None,
+) -> None:  # fmt: skip
+    """Decide the whole season with its season rules and report, per organisation, club and
+    rotation: granted of asked, quotas used, minimums met or owed, turns, strikes."""
+    from pitchpass.core.season_report import season_report
+
+    scenario = _load(file, as_json)
+    results = _run(lambda: decide_all(scenario), as_json)
+    report = season_report(scenario, results)
+    if plot is not None:
+        from pitchpass.files import write_text
+        from pitchpass.season_plot import share_svg
+
+        try:
+            write_text(share_svg(scenario, results), plot)
+        except OSError as error:
+            _fail([Problem("--plot", f"cannot write {plot}: {error.strerror}")], as_json,
+                  nothing="nothing written")  # fmt: skip
+    if as_json:
+        _print_json(report)
+        return
+    from pitchpass.season_print import print_season, rotation_label
+
+    if scenario.policy.season is None:
+        out.print("[dim]no season rules (policy.season): each match decided on its own[/dim]")
+    print_season(out, report, [rotation_label(r) for r in report["rotations"]])
+    if plot is not None:
+        out.print(f"the season's shares drawn in {_escape(str(plot))}")
+
+
+@app.command()
 def validate(file: FileArg, as_json: JsonOpt = False) -> None:
     """Check a scenario file and list every problem (exit code 2 if there are any)."""
     scenario, warnings = _load_with_warnings(file, as_json)

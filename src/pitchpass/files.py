@@ -84,7 +84,6 @@ def write_document(document: dict[str, Any], path: Path) -> None:
     file it was read from are not kept). Written whole or not at all (a temporary file
     beside it, then renamed)."""
     import json
-    import tempfile
 
     import yaml
 
@@ -93,6 +92,13 @@ def write_document(document: dict[str, Any], path: Path) -> None:
         text = json.dumps(plain, indent=2, ensure_ascii=False) + "\n"
     else:
         text = yaml.safe_dump(plain, sort_keys=False, allow_unicode=True, width=100)
+    write_text(text, path)
+
+
+def write_text(text: str, path: Path) -> None:
+    """Text to a file, whole or not at all (a temporary file beside it, then renamed)."""
+    import tempfile
+
     folder = path.resolve().parent
     with tempfile.NamedTemporaryFile(
         "w", encoding="utf-8", dir=folder, prefix=".pitchpass-", delete=False

@@ -279,3 +279,15 @@ def test_a_did_you_mean_for_an_unknown_organisation() -> None:
     with pytest.raises(ScenarioInvalid) as refused:
         load_document(doc)
     assert 'did you mean "sky-sports"' in refused.value.problems[0].message
+
+
+def test_nothing_is_decided_when_the_solver_cannot_prove_the_best(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pitchpass.core import solver
+    from pitchpass.core.problems import SolverFailed
+
+    monkeypatch.setattr(solver, "TIME_LIMIT_SECONDS", 1e-9)
+    scenario = load_document(yaml.safe_load(EXAMPLE.read_text()))
+    with pytest.raises(SolverFailed, match=r"did not prove the best choice .*nothing decided"):
+        decide(scenario)

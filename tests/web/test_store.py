@@ -26,7 +26,12 @@ def decided(doc: dict) -> dict[str, dict]:
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.name)
 def test_every_match_exported_decides_exactly_as_the_file(path: Path) -> None:
     doc = document(path)
-    store.load(doc)
+    loaded = store.load(doc)
+    if "season" in (doc.get("policy") or {}):
+        # The desk does not keep season rules (it says so): each match is decided on its
+        # own, as the file is without them.
+        assert "policy.season" in [w.path for w in loaded.warnings]
+        del doc["policy"]["season"]
     expected = decided(doc)
     for match_key in expected:
         assert decided(store.export(match_key))[match_key] == expected[match_key]

@@ -84,6 +84,14 @@ def load(document: dict[str, Any], replace: bool = False) -> Loaded:
         for n, r in enumerate(document.get("requests") or [])
         if isinstance(r, dict) and r.get("no_shows")
     ]
+    if scenario.policy.season is not None:
+        derived.append(
+            Problem(
+                "policy.season",
+                "not kept: the desk decides each match on its own; `pitchpass decide` and "
+                "`pitchpass season` apply season rules to a file",
+            )
+        )
     return Loaded(
         len(scenario.matches),
         len(scenario.requests),

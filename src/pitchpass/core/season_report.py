@@ -1,0 +1,195 @@
+"""The season report (docs/scenario-extensions.md, "The season report"): what a decided
+document gives each organisation, each minimum's pairs with their debts, each rotation's
+turns and spread, and each quota's use. Counted from the decisions, with the same rules
+of counting as the engine (season_rules)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pitchpass.core.codes import ReasonCode, Status
+from pitchpass.core.decide import Decision, MatchResult
+from pitchpass.core.model import Match, Minimum, Scenario, SeasonRules
+from pitchpass.core.season_rules import (
+    TOGETHER,
+    amount,
+    in_rotation,
+    pair_keys,
+    quota_keys,
+    subject,
+)
+
+# Refusals that are the requester's own doing open no debt.
+NO_DEBT = {ReasonCode.LATE, ReasonCode.NO_SHOWS}
+RULED_OUT = {ReasonCode.LATE, ReasonCode.CLOSED, ReasonCode.NO_CONSENT, ReasonCode.NO_SHOWS}
+
+
+def season_report(scenario: Scenario, results: Sequence[MatchResult]) -> dict[str, Any]:
+    rules = scenario.policy.season or SeasonRules()
+    decided = [(result.match, d) for result in results for d in result.decisions]
+    rotations = _rotations(scenario, rules, decided)
+    return {
+        "organisations": _organisations(scenario, decided, rotations),
+        "quotas": _quotas(scenario, rules, decided),
+        "minimums": _minimums(scenario, rules, decided),
+        "rotations": rotations,
+    }
+
+
+def _granted(d: Decision) -> bool:
+    return d.status is Status.GRANTED
+
+
+def _organisations(
+    scenario: Scenario, decided: list[tuple[Match, Decision]], rotations: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    out = []
+    for org in scenario.organisations:
+        own = [(m, d) for m, d in decided if d.request.by == org.id]
+        if not own:
+            continue
+        zones: dict[str, list[int]] = {}
+        for _, d in own:
+            counted = zones.setdefault(d.request.zone, [0, 0])
+            counted[0] += _granted(d)
+            counted[1] += 1
+        turns = [  # None: not one of the rotation's organisations
+            next((t["turns"] for t in rotation["turns"] if t["organisation"] == org.id), None)
+            for rotation in rotations
+        ]
+        out.append(
+            {
+                "organisation": org.id,
+                "name": org.name,
+                "granted": sum(1 for _, d in own if _granted(d)),
+                "asked": len(own),
+                "zones": [
+                    {"zone": z, "granted": n[0], "asked": n[1]} for z, n in sorted(zones.items())
+                ],
+                "turns": turns,
+                "strikes": sum(
+                    1 for _, d in own if any(r.code is ReasonCode.NO_SHOWS for r in d.reasons)
+                ),
+            }
+        )
+    return out
+
+
+def _quotas(
+    scenario: Scenario, rules: SeasonRules, decided: list[tuple[Match, Decision]]
+) -> list[dict[str, Any]]:
+    use: dict[tuple[int, str, str], list[int]] = {}  # key -> [used, refused for it]
+    for match, d in decided:
+        org = scenario.organisation(d.request.by)
+        for key in quota_keys(rules.quotas, d.request, org, match, scenario.competition.partners):
+            counted = use.setdefault(key, [0, 0])
+            if _granted(d):
+                counted[0] += amount(rules.quotas[key[0]], d.request)
+            elif any(r.code is ReasonCode.QUOTA for r in d.reasons):
+                counted[1] += 1
+    return [
+        {
+            "quota": number,
+            "for": who,
+            "per": rules.quotas[number].per,
+            "period": period,
+            "counts": rules.quotas[number].counts,
+            "used": counted[0],
+            "at_most": rules.quotas[number].at_most,
+            "refused": counted[1],
+        }
+        for (number, who, period), counted in sorted(use.items())
+    ]
+
+
+def _subjects(scenario: Scenario, minimum: Minimum, club: str) -> list[str]:
+    if minimum.to == TOGETHER:
+        return [TOGETHER] if scenario.competition.partners else []
+    partners = scenario.competition.partners
+    return [
+        o.id for o in scenario.organisations
+        if o.id != club and subject(minimum.to, o, partners) is not None
+    ]  # fmt: skip
+
+
+def _minimums(
+    scenario: Scenario, rules: SeasonRules, decided: list[tuple[Match, Decision]]
+) -> list[dict[str, Any]]:
+    home_matches: dict[str, list[Match]] = {}
+    for match in sorted(scenario.matches, key=lambda m: (m.kickoff, m.id)):
+        home_matches.setdefault(match.home, []).append(match)
+    by_match: dict[str, list[Decision]] = {}
+    for match, d in decided:
+        by_match.setdefault(match.id, []).append(d)
+    partners = scenario.competition.partners
+    out = []
+    for number, minimum in enumerate(rules.minimums):
+        for club, matches in home_matches.items():
+            for who in _subjects(scenario, minimum, club):
+                count = 0
+                debts: list[dict[str, str | None]] = []
+                for match in matches:
+                    mine = [
+                        d for d in by_match.get(match.id, [])
+                        if (number, club, who) in pair_keys(
+                            rules.minimums, d.request, scenario.organisation(d.request.by),
+                            match, partners,
+                        )
+                    ]  # fmt: skip
+                    for d in mine:
+                        if not _granted(d):
+                            continue
+                        count += 1
+                        # debts open now were opened at earlier matches: refusals come after
+                        owed = next((debt for debt in debts if debt["paid_at"] is None), None)
+                        if owed is not None:
+                            owed["paid_at"] = match.id
+                    for d in mine:
+                        if _granted(d) or any(r.code in NO_DEBT for r in d.reasons):
+                            continue
+                        open_now = sum(1 for debt in debts if debt["paid_at"] is None)
+                        if count + open_now < minimum.at_least:
+                            debts.append(
+                                {"opened_at": match.id, "request": d.request.id, "paid_at": None}
+                            )
+                out.append(
+                    {
+                        "minimum": minimum.name,
+                        "club": club,
+                        "to": who,
+                        "at_least": minimum.at_least,
+                        "granted": count,
+                        "met": count >= minimum.at_least,
+                        "short": max(0, minimum.at_least - count),
+                        "debts": debts,
+                        "owed": sum(1 for debt in debts if debt["paid_at"] is None),
+                    }
+                )
+    return out
+
+
+def _rotations(
+    scenario: Scenario, rules: SeasonRules, decided: list[tuple[Match, Decision]]
+) -> list[dict[str, Any]]:
+    out = []
+    for rotation in rules.rotations:
+        turns: dict[str, int] = {}
+        for _, d in decided:
+            if not in_rotation(rotation, d.request, d.tier):
+                continue
+            ruled_out = any(r.code in RULED_OUT for r in d.reasons)  # SCENARIO.md 2
+            if d.request.locked or not ruled_out:
+                turns[d.request.by] = turns.get(d.request.by, 0) + _granted(d)
+        order = {o.id: n for n, o in enumerate(scenario.organisations)}
+        listed = sorted(turns.items(), key=lambda kv: order[kv[0]])
+        out.append(
+            {
+                "zone": rotation.zone,
+                "phase": rotation.phase,
+                "tier": rotation.tier,
+                "turns": [{"organisation": o, "turns": n} for o, n in listed],
+                "spread": (max(turns.values()) - min(turns.values())) if turns else 0,
+            }
+        )
+    return out

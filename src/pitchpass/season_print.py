@@ -1,0 +1,83 @@
+"""The season report (core.season_report) as tables for people at a terminal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+
+def print_season(console: Console, report: dict[str, Any], rotations: list[str]) -> None:
+    """`rotations`: each rotation's label, in the policy's order (its turns' columns)."""
+    console.print(_organisations(report["organisations"], rotations))
+    if report["quotas"]:
+        console.print(_quotas(report["quotas"]))
+    if report["minimums"]:
+        console.print(_minimums(report["minimums"]))
+    if report["rotations"]:
+        console.print(_rotations(report["rotations"]))
+
+
+def rotation_label(rotation: dict[str, Any]) -> str:
+    return f"{rotation['zone']}, {rotation['phase']} ({rotation['tier']})"
+
+
+def _organisations(rows: list[dict[str, Any]], rotations: list[str]) -> Table:
+    table = Table(title="Organisations: granted of asked", title_justify="left")
+    table.add_column("organisation", max_width=28)
+    table.add_column("granted", justify="right", no_wrap=True)
+    table.add_column("by zone", ratio=1)
+    for label in rotations:
+        table.add_column(f"turns: {label}", justify="right")
+    table.add_column("strikes", justify="right", no_wrap=True)
+    for row in rows:
+        zones = ", ".join(f"{z['zone']} {z['granted']}/{z['asked']}" for z in row["zones"])
+        table.add_row(
+            row["name"], f"{row['granted']}/{row['asked']}", zones,
+            *("" if n is None else str(n) for n in row["turns"]),
+            str(row["strikes"]) if row["strikes"] else "",
+        )  # fmt: skip
+    return table
+
+
+def _quotas(rows: list[dict[str, Any]]) -> Table:
+    table = Table(title="Quotas: used of the most allowed", title_justify="left")
+    for name in ("for", "per", "period", "used", "refused for it"):
+        table.add_column(name, justify="right" if name in ("used", "refused for it") else "left")
+    for row in rows:
+        full = row["used"] >= row["at_most"]
+        used = Text(f"{row['used']}/{row['at_most']} {row['counts']}", style="bold" if full else "")
+        period = "" if row["per"] == "season" else row["period"]
+        table.add_row(row["for"], row["per"], period, used, str(row["refused"] or ""))
+    return table
+
+
+def _minimums(rows: list[dict[str, Any]]) -> Table:
+    table = Table(title="Minimums: what each club grants", title_justify="left")
+    for name in ("minimum", "club", "to", "granted", "met", "debts paid", "debts owed"):
+        table.add_column(name, justify="right" if name.startswith(("granted", "debts")) else "left")
+    for row in rows:
+        met = Text("met", style="green") if row["met"] else Text(
+            f"short by {row['short']}", style="bold red"
+        )  # fmt: skip
+        paid = [d for d in row["debts"] if d["paid_at"] is not None]
+        owed = [d for d in row["debts"] if d["paid_at"] is None]
+        table.add_row(
+            row["minimum"], row["club"], row["to"], f"{row['granted']}/{row['at_least']}", met,
+            ", ".join(f"{d['opened_at']}→{d['paid_at']}" for d in paid),
+            ", ".join(f"since {d['opened_at']}" for d in owed),
+        )  # fmt: skip
+    return table
+
+
+def _rotations(rotations: list[dict[str, Any]]) -> Table:
+    table = Table(title="Rotations: turns over the season", title_justify="left")
+    table.add_column("rotation")
+    table.add_column("spread", justify="right")
+    table.add_column("turns", ratio=1)
+    for rotation in rotations:
+        turns = ", ".join(f"{t['organisation']} {t['turns']}" for t in rotation["turns"])
+        table.add_row(rotation_label(rotation), str(rotation["spread"]), turns or "nobody asked")
+    return table

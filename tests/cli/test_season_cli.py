@@ -1,0 +1,82 @@
+"""`pitchpass season` and `pitchpass decide` of a document with season rules (issue 12,
+section 2): the report as JSON and tables, the plot, bad rules named, the solver's
+refusal to guess."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import yaml
+from test_cli import SEED, run
+
+EXAMPLE = Path(__file__).parents[2] / "scenarios" / "season-rules.yaml"
+
+
+def test_the_report_as_json_and_the_plot(tmp_path: Path) -> None:
+    plot = tmp_path / "share.svg"
+    result = run("season", EXAMPLE, "--json", "--plot", plot)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert list(report) == ["organisations", "quotas", "minimums", "rotations"]
+    assert report["rotations"][0]["spread"] == 0
+    drawing = ET.fromstring(plot.read_text())
+    lines = drawing.findall("{http://www.w3.org/2000/svg}polyline")
+    assert len(lines) == 3  # Sky, BT and the documentary: each has grants
+    assert all(len(line.get("points", "").split()) == 4 for line in lines)  # 4 match days
+
+
+def test_the_report_as_tables() -> None:
+    result = run("season", EXAMPLE)
+    assert result.exit_code == 0, result.output
+    for words in ("Organisations: granted of asked", "2/2 requests", "short by 1", "m1→m3",
+                  "tunnel, post-match (partner)"):  # fmt: skip
+        assert words in result.stdout
+
+
+def test_a_file_without_season_rules_reports_its_organisations() -> None:
+    result = run("season", SEED, "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["organisations"] and report["minimums"] == report["rotations"] == []
+
+
+def test_decide_json_gives_the_season_reasons() -> None:
+    result = run("decide", EXAMPLE, "--json")
+    assert result.exit_code == 0, result.output
+    decisions = {
+        d["request"]: d for m in json.loads(result.stdout)["matches"] for d in m["decisions"]
+    }
+    assert decisions["p3"]["reasons"] == [
+        {"code": "quota", "used": 2, "at_most": 2, "needed": 1,
+         "text": "season quota of documentary reached: 2 of 2 requests"}
+    ]  # fmt: skip
+    assert [r["code"] for r in decisions["d3b"]["reasons"]] == ["minimum"]
+    assert decisions["d3b"]["status"] == "granted"
+
+
+def test_one_match_of_a_season_is_decided_with_the_others(tmp_path: Path) -> None:
+    """--match shows one match, decided jointly: its quota refusal stands."""
+    result = run("decide", EXAMPLE, "--json", "--match", "m4")
+    (match,) = json.loads(result.stdout)["matches"]
+    assert [d["status"] for d in match["decisions"] if d["request"] == "p4"] == ["refused"]
+
+
+def test_bad_rules_are_listed_with_their_paths(tmp_path: Path) -> None:
+    doc = yaml.safe_load(EXAMPLE.read_text())
+    doc["policy"]["season"]["quotas"][0]["per"] = "week"
+    doc["policy"]["season"]["rotations"][0]["tier"] = "partnr"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(doc))
+    result = run("season", bad, "--json")
+    assert result.exit_code == 2
+    paths = [e["path"] for e in json.loads(result.stdout)["errors"]]
+    assert paths == ["policy.season.quotas[0].per", "policy.season.rotations[0].tier"]
+    assert "Traceback" not in result.output
+
+
+def test_a_plot_that_cannot_be_written_is_an_error(tmp_path: Path) -> None:
+    result = run("season", EXAMPLE, "--plot", tmp_path / "no-such-folder" / "share.svg")
+    assert result.exit_code == 2
+    assert "cannot write" in result.stderr and "Traceback" not in result.output
