@@ -59,6 +59,14 @@ class Season:
     used: dict[QuotaKey, int] = field(default_factory=dict)
     counts: dict[PairKey, int] = field(default_factory=dict)
     turns: list[dict[str, int]] = field(default_factory=list)  # per rotation: org -> turns
+    by_match: dict[str, list[Entry]] = field(default_factory=dict)
+
+    def at(self, match_id: str) -> list[Entry]:
+        """The entries of one match."""
+        if not self.by_match:
+            for e in self.entries.values():
+                self.by_match.setdefault(e.setting.match.id, []).append(e)
+        return self.by_match.get(match_id, [])
 
 
 def decide_season(scenario: Scenario) -> tuple[MatchResult, ...]:
@@ -244,13 +252,18 @@ def _solve(
     for r in sorted(rotations):
         levels: dict[int, list[int]] = {}
         for org, held in rotations[r].items():
+            # The turns above `base` in unary: y[j] is 1 exactly when the organisation has
+            # base + j turns or more (they add up to its turns here, each at most the last).
             base = turns[r].get(org, 0)
-            for level in range(base + 1, base + len(held) + 1):
-                y = _variable(names, f"turns[{r}, {org}] >= {level}")
-                # y may be 1 only when the organisation has `level` turns or more
-                constraints.append((f"level[{r}, {org}, {level}]", [*held, y],
-                                    [1] * len(held) + [-(level - base)], 0, 1 << 40))  # fmt: skip
-                levels.setdefault(level, []).append(y)
+            ys = [_variable(names, f"turns[{r}, {org}] >= {base + j}")
+                  for j in range(1, len(held) + 1)]  # fmt: skip
+            constraints.append((f"turns[{r}, {org}]", [*ys, *held],
+                                [1] * len(ys) + [-1] * len(held), 0, 0))  # fmt: skip
+            for j in range(1, len(ys)):
+                constraints.append((f"turns[{r}, {org}] order {j}", [ys[j - 1], ys[j]],
+                                    [1, -1], 0, 1))  # fmt: skip
+            for j, y in enumerate(ys, start=1):
+                levels.setdefault(base + j, []).append(y)
         objectives += [(f"rotation[{r}] turns >= {v}", tuple(levels[v])) for v in sorted(levels)]
     if scenario.policy.within_tier is Mode.MOST_GRANTED:
         ranks = sorted({e.item.rank for e in group})
@@ -353,8 +366,8 @@ def _used_cells(entries: Iterable[Entry], season: Season) -> dict[str, dict[Cell
 def _granted_for(season: Season, match_id: str, cells: list[Cell], code: ReasonCode) -> list[Entry]:
     """The grants at the match that a season rule made and that hold one of `cells`."""
     return [
-        g for g in season.entries.values()
-        if g.setting.match.id == match_id and g.request.id in season.granted
+        g for g in season.at(match_id)
+        if g.request.id in season.granted
         and g.request.id not in season.plain and not set(cells).isdisjoint(g.item.cells)
         and (g.pairs if code is ReasonCode.MINIMUM else g.rotations)
     ]  # fmt: skip

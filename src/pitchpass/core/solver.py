@@ -20,6 +20,7 @@ from pitchpass.core.places import Cell
 from pitchpass.core.problems import SolverFailed
 
 MAX_BITS = 52
+BIG_MODEL = 1000  # variables: from here CP-SAT searches with two workers (the machine's 2 cores)
 TIME_LIMIT_SECONDS = 60.0
 LOWEST = -(1 << 63)  # no lower bound on a linear constraint (the proto's int64 minimum)
 
@@ -70,10 +71,20 @@ def solve_lexicographic(
     for name, variables, coeffs, low, high in constraints:
         _linear(model, name, variables, coeffs, low, high)
     parameters = _parameters()
-    values: list[int] = []
-    chunks = _chunks(list(objectives))
-    everything = range(len(names))
-    for number, chunk in enumerate(chunks, start=1):
+    if len(names) > BIG_MODEL:
+        parameters.num_workers = 2
+    values: list[int] | None = None
+    at = 0  # objectives[:at] are fixed at their best
+    while True:
+        if values is not None:
+            # An objective at its most in a best solution so far is fixed there unsolved.
+            while at < len(objectives) and _at_most(objectives[at], values):
+                name, counted = objectives[at]
+                _linear(model, name, list(counted), [1] * len(counted), len(counted), len(counted))
+                at += 1
+            if at == len(objectives):
+                return values
+        chunk = _chunks(list(objectives[at : at + MAX_BITS]))[0] if at < len(objectives) else []
         weights = _packed(chunk)
         model.clear_objective()
         model.objective.vars.extend(list(weights))
@@ -88,19 +99,20 @@ def solve_lexicographic(
                 f"({response.status.name} after {response.wall_time:.1f} s); nothing decided"
             )
         values = list(response.solution)
-        if number == len(chunks):
-            break
+        if not chunk:  # nothing to choose: any solution (the constraints still hold)
+            return values
         for name, counted in chunk:
             fixed = sum(values[v] for v in counted)
             _linear(model, name, list(counted), [1] * len(counted), fixed, fixed)
+        at += len(chunk)
         model.clear_solution_hint()
-        model.solution_hint.vars.extend(list(everything))
+        model.solution_hint.vars.extend(list(range(len(names))))
         model.solution_hint.values.extend(values)
-    if not chunks:  # nothing to choose: any solution (the constraints still hold)
-        solver = cmh.SolveWrapper()
-        solver.set_parameters(parameters)
-        values = [int(v) for v in solver.solve(model).solution]  # type: ignore[no-untyped-call]
-    return values
+
+
+def _at_most(objective: Count, values: list[int]) -> bool:
+    counted = objective[1]
+    return sum(values[v] for v in counted) == len(counted)
 
 
 def _linear(
