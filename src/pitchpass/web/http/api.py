@@ -46,11 +46,20 @@ from pitchpass.web.http.schemas import (
     PublishedOut,
     RequestOut,
     RevokedOut,
+    SeasonOut,
     WaitlistOut,
     WhatIfOut,
     answers,
 )
-from pitchpass.web.services import accounts, doors, entries, notices, retries, waitlist
+from pitchpass.web.services import (
+    accounts,
+    doors,
+    entries,
+    notices,
+    retries,
+    season,
+    waitlist,
+)
 from pitchpass.web.services import decisions as deciding
 
 
@@ -272,6 +281,15 @@ def list_matches(request: HttpRequest) -> list[dict[str, Any]]:
 )
 def list_notices(request: HttpRequest, kind: str | None = None) -> list[dict[str, Any]]:
     return notices.notices_json(request.auth, kind)  # type: ignore[attr-defined]
+
+
+@api.get(
+    "/competitions/{competition}/season",
+    response=answers({200: SeasonOut}),
+    summary="The season report: published grants fixed, the rest by the season rules (admins)",
+)
+def season_report(request: HttpRequest, competition: str) -> dict[str, Any]:
+    return season.season_of(request.auth, competition).as_json()  # type: ignore[attr-defined]
 
 
 @api.get(

@@ -19,7 +19,7 @@ from django.utils.functional import SimpleLazyObject
 
 from pitchpass.core.notices import WORDS
 from pitchpass.web.errors import ErrorCode, ServiceError
-from pitchpass.web.services import board, notices, views
+from pitchpass.web.services import board, notices, season, views
 
 
 def user_of(request: HttpRequest) -> User:
@@ -88,7 +88,9 @@ def matches(request: HttpRequest) -> HttpResponse:
         ("Coming", coming, "No coming matches you may see."),
         ("Past", past, "No past matches you may see."),
     ]
-    return render(request, "pitchpass/matches.html", context(request, sections=sections))
+    seasons = season.competitions(user_of(request))
+    values = context(request, sections=sections, seasons=seasons)
+    return render(request, "pitchpass/matches.html", values)
 
 
 @login_required

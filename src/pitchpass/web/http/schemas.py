@@ -235,6 +235,21 @@ class ConsentOut(Out):
     consent: bool
 
 
+class SeasonOut(Out):
+    """A competition's season report (docs/season-report.md): published grants fixed, the
+    rest decided by its season rules; request ids in debts are written `match:id`."""
+
+    competition: str
+    name: str
+    rules: bool
+    matches: int
+    published: int
+    organisations: list[dict[str, Any]]
+    quotas: list[dict[str, Any]]
+    minimums: list[dict[str, Any]]
+    rotations: list[dict[str, Any]]
+
+
 def answers(success: dict[int, Any]) -> dict[Any, Any]:
     """An operation's `response`: its success and every error."""
     return {**success, **ERRORS}

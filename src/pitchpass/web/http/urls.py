@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from pitchpass.web.http import door_pages, export_pages, page_actions, pages
+from pitchpass.web.http import door_pages, export_pages, page_actions, pages, season_pages
 from pitchpass.web.http.api import api
 
 match = "matches/<str:match_key>/"
@@ -15,6 +15,12 @@ page_patterns = (
         path("notices/choose/", page_actions.choose_notices, name="choose-notices"),
         path("calendar/", export_pages.calendar_page, name="calendar"),
         path("feeds/<str:secret>.ics", export_pages.feed, name="feed"),
+        path("competitions/<str:competition_key>/season/", season_pages.season_page, name="season"),
+        path(
+            "competitions/<str:competition_key>/season.svg",
+            season_pages.season_plot,
+            name="season-plot",
+        ),
         path(match, pages.match_board, name="board"),
         path(f"{match}room/", pages.room, name="room"),
         path(f"{match}what-if/", pages.what_if, name="what-if"),

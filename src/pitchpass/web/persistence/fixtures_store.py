@@ -50,6 +50,26 @@ def competition_document(competition: m.Competition) -> dict[str, Any]:
     }
 
 
+def season_document(competition: m.Competition) -> dict[str, Any]:
+    """The competition as one scenario for its season report: `competition_document` with
+    its season rules, each request barred by the no-show bar with its `no_shows` (as the
+    desk decides it), and each request's id written `match:id` (an id is unique within its
+    match only; a scenario's ids are unique in the document)."""
+    document = competition_document(competition)
+    if competition.season is not None:
+        document["policy"]["season"] = competition.season
+    bar = store.no_show_bar(competition)
+    document["requests"] = [
+        {
+            **r,
+            "id": f"{r['match']}:{r['id']}",
+            **({"no_shows": bar[r["match"], r["id"]]} if (r["match"], r["id"]) in bar else {}),
+        }
+        for r in document["requests"]
+    ]
+    return document
+
+
 def write_fixtures(competition: m.Competition, done: Imported) -> dict[str, str]:
     """The matches `done` adds, created; those it moves, moved (each locked, its version
     moved on: runs made before are stale; its frame too: requests are checked against the

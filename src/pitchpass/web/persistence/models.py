@@ -55,6 +55,9 @@ class Competition(models.Model):
     release_before = models.PositiveIntegerField(default=5)
     accept_within = models.PositiveIntegerField(default=30)
     no_show_limit = models.PositiveIntegerField(default=2)
+    # The season rules as the loaded file wrote them (`policy.season`, validated by the core;
+    # None: none). Only the season report reads them: the desk decides each match on its own.
+    season = models.JSONField(null=True, blank=True, default=None)
 
     def __str__(self) -> str:
         return self.name

@@ -88,8 +88,8 @@ def load(document: dict[str, Any], replace: bool = False) -> Loaded:
         derived.append(
             Problem(
                 "policy.season",
-                "not kept: the desk decides each match on its own; `pitchpass decide` and "
-                "`pitchpass season` apply season rules to a file",
+                "kept for the season report only: the desk decides each match on its own "
+                "(`pitchpass decide` and `pitchpass season` apply season rules to a file)",
             )
         )
     return Loaded(
@@ -279,6 +279,7 @@ def _competition(
             "release_before": scenario.policy.match_day.release_before,
             "accept_within": scenario.policy.match_day.accept_within,
             "no_show_limit": scenario.policy.match_day.no_show_limit,
+            "season": policy.get("season") if scenario.policy.season is not None else None,
         },
     )
     competition.partners.set([orgs[p] for p in sorted(scenario.competition.partners)])

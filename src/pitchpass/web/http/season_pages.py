@@ -1,0 +1,44 @@
+"""The season report's page and its plot (issue 12, section 2): what services.season
+reports, shown; the JSON is the API's (GET /api/competitions/{competition}/season)."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from pitchpass.season_plot import share_svg
+from pitchpass.season_print import rotation_label
+from pitchpass.web.errors import ServiceError
+from pitchpass.web.http.pages import context, page_404, user_of
+from pitchpass.web.services import season
+
+
+@login_required
+def season_page(request: HttpRequest, competition_key: str) -> HttpResponse:
+    try:
+        view = season.season_of(user_of(request), competition_key)
+    except ServiceError as refused:
+        raise page_404(refused) from None
+    report = view.report
+    labels = [rotation_label(r) for r in report["rotations"]]
+    organisations = [
+        {**row, "turns": list(zip(labels, row["turns"], strict=True))}
+        for row in report["organisations"]
+    ]
+    values = context(
+        request, view=view, organisations=organisations, labels=labels,
+        quotas=report["quotas"], minimums=report["minimums"], rotations=report["rotations"],
+    )  # fmt: skip
+    return render(request, "pitchpass/season.html", values)
+
+
+@login_required
+def season_plot(request: HttpRequest, competition_key: str) -> HttpResponse:
+    try:
+        view = season.season_of(user_of(request), competition_key)
+    except ServiceError as refused:
+        raise page_404(refused) from None
+    answer = HttpResponse(share_svg(view.scenario, view.results), content_type="image/svg+xml")
+    answer["Cache-Control"] = "private, no-store"
+    return answer

@@ -1,0 +1,111 @@
+"""The season report on the desk (issue 12, section 2): the season rules loaded with the
+competition; the report of the competition as it stands (published grants fixed, the rest
+as the rules decide it) as JSON and as a page with its plot, for league admins only."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import Any
+
+import pytest
+from django.test import Client
+from test_workflow_api import ROOT
+
+from pitchpass.core.parse import parse_text
+from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import store
+from pitchpass.web.services.accounts import do_add_user, do_create_token
+
+pytestmark = pytest.mark.django_db
+
+EXAMPLE = ROOT / "scenarios" / "season-rules.yaml"
+PASSWORD = "pw-for-tests-only-7"
+API = "/api/competitions/mini-league/season"
+
+
+def document() -> dict[str, Any]:
+    return parse_text(EXAMPLE.read_text(), str(EXAMPLE))
+
+
+@pytest.fixture
+def league() -> dict[str, Client]:
+    store.load(document())
+    users = {
+        "admin": ("admin", None),
+        "officer": ("officer", "north-fc"),
+        "sky": ("media", "sky-sports"),
+        "steward": ("steward", None),
+    }
+    clients = {}
+    for name, (role, org) in users.items():
+        do_add_user(name, role, org, PASSWORD)
+        clients[name] = Client(HTTP_AUTHORIZATION=f"Bearer {do_create_token(name)}")
+        pages = Client()
+        assert pages.login(username=name, password=PASSWORD)
+        clients[f"{name}-page"] = pages
+    return clients
+
+
+def test_a_load_keeps_the_rules_and_says_the_desk_does_not_apply_them() -> None:
+    loaded = store.load(document())
+    assert "policy.season" in [w.path for w in loaded.warnings]
+    rules = m.Competition.objects.get(key="mini-league").season
+    assert rules["rotations"] == [{"zone": "tunnel", "phase": "post-match", "tier": "partner"}]
+    plain = document()
+    del plain["policy"]["season"]
+    store.load(plain)
+    assert m.Competition.objects.get(key="mini-league").season is None
+
+
+def test_the_admin_gets_the_report_the_cli_gives(league: dict[str, Client]) -> None:
+    answer = league["admin"].get(API)
+    assert answer.status_code == 200, answer.content
+    report = answer.json()
+    assert (report["rules"], report["matches"], report["published"]) == (True, 4, 0)
+    # As `pitchpass season` on the file (tests/core/test_season_report.py), with the
+    # desk's request ids (`match:id`).
+    bt = next(p for p in report["minimums"] if p["club"] == "north-fc" and p["to"] == "bt-sport")
+    assert bt["debts"] == [{"opened_at": "m1", "request": "m1:d1b", "paid_at": "m3"}]
+    assert report["rotations"][0]["spread"] == 0
+    assert report["quotas"][0]["used"] == 2
+
+
+def test_published_grants_stand_in_the_report(league: dict[str, Client]) -> None:
+    """Sky's tunnel grant at m3 published: it stays, and the rotation gives BT its turns
+    elsewhere (2 each); the documentary's published grants at m3 and m4 fill its quota."""
+    m.Request.objects.filter(key__in=["t3s", "p3", "p4"]).update(locked=True)
+    report = league["admin"].get(API).json()
+    assert report["published"] == 3
+    turns = {t["organisation"]: t["turns"] for t in report["rotations"][0]["turns"]}
+    assert turns == {"sky-sports": 2, "bt-sport": 2}
+    assert report["quotas"][0] == {**report["quotas"][0], "used": 2, "refused": 2}
+
+
+@pytest.mark.parametrize("who", ["officer", "sky", "steward"])
+def test_only_a_league_admin_sees_it(league: dict[str, Client], who: str) -> None:
+    answer = league[who].get(API)
+    assert answer.status_code == 403
+    assert answer.json()["code"] == "forbidden"
+    assert league[f"{who}-page"].get("/competitions/mini-league/season/").status_code == 403
+    assert "Season report" not in league[f"{who}-page"].get("/").content.decode()
+
+
+def test_an_unknown_competition_is_a_404(league: dict[str, Client]) -> None:
+    answer = league["admin"].get("/api/competitions/no-such-league/season")
+    assert answer.status_code == 404 and answer.json()["code"] == "not-found"
+
+
+def test_the_page_and_its_plot(league: dict[str, Client]) -> None:
+    client = league["admin-page"]
+    listed = client.get("/").content.decode()
+    assert 'href="/competitions/mini-league/season/"' in listed
+    page = client.get("/competitions/mini-league/season/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    for words in ("Season report: Mini League", "short by 1", "m1:d1b: refused at m1, paid at m3",
+                  "2 of 2 requests", "tunnel, post-match (partner)"):  # fmt: skip
+        assert words in text
+    plot = client.get("/competitions/mini-league/season.svg")
+    assert plot["Content-Type"] == "image/svg+xml"
+    drawing = ET.fromstring(plot.content)
+    assert len(drawing.findall("{http://www.w3.org/2000/svg}polyline")) == 3
