@@ -490,8 +490,9 @@ RUNS = {  # name: (scenario file, how it is decided, what it is)
 SEASON_RULES_TARGET = 5.0  # seconds: issue 12, section 3
 # The season rules measured (docs/scenario-extensions.md, "Season rules"): the Premier
 # League's "enhancements" (each club grants each partner 2 dressing-room or flash-interview
-# visits a season), the tunnel after the match shared in turn among the partners, at most
-# 6 people of one organisation in the tunnel at a match and 20 matches for each producer.
+# visits a season), each club's dressing rooms open once a season to each documentary
+# producer, the tunnel after the match shared in turn among the partners, at most 6 people
+# of one organisation in the tunnel at a match and 20 requests a season for each producer.
 SEASON_RULES: dict[str, Any] = {
     "quotas": [
         {"for": "each", "per": "match", "counts": "places", "at_most": 6, "zones": ["tunnel"]},
@@ -507,7 +508,16 @@ SEASON_RULES: dict[str, Any] = {
                 {"zone": "away-dressing-room", "phases": ["pre-match"]},
                 {"zone": "flash-interview", "phases": ["half-time"]},
             ],
-        }
+        },
+        {
+            "name": "behind-the-scenes",
+            "to": "kind:producer",
+            "at_least": 1,
+            "cells": [
+                {"zone": "home-dressing-room", "phases": ["pre-match", "post-match"]},
+                {"zone": "away-dressing-room", "phases": ["pre-match", "post-match"]},
+            ],
+        },
     ],
     "rotations": [{"zone": "tunnel", "phase": "post-match", "tier": "partner"}],
 }
@@ -1256,7 +1266,9 @@ def _season_rules_section(results: dict[str, Any]) -> list[str]:
         "quotas (6 people of an organisation in the tunnel a match; 20 requests a season for "
         "each producer), the minimum `enhancements` (each club grants each of the 6 "
         "partners 2 visits a season to a dressing room before kick-off or the flash interview "
-        "at half-time) and a rotation of the tunnel after the match among the partners. Every "
+        "at half-time; `behind-the-scenes`: each club opens a dressing room once a season to "
+        "each documentary producer) and a rotation of the tunnel after the match among the "
+        "partners. Every "
         "match that the rules link is decided in one exact CP-SAT model (one process: the "
         "pool splits by match, which the rules do not allow).",
         "",
