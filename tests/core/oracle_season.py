@@ -216,7 +216,7 @@ def oracle_season(doc: Doc) -> dict[str, dict[str, Any]]:
             if used[key] + amount > at_most:
                 entry["codes"].append("quota")
                 entry["quota"].append((used[key], at_most, amount))
-        if r["id"] not in plain:
+        if r["id"] not in plain or entry["quota"]:  # refused by a quota: that is the cause
             continue
         short = [
             (r["match"], *cell) for cell, n in footprint(r, zones[r["match"]]).items()

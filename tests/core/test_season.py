@@ -291,3 +291,41 @@ def test_nothing_is_decided_when_the_solver_cannot_prove_the_best(
     scenario = load_document(yaml.safe_load(EXAMPLE.read_text()))
     with pytest.raises(SolverFailed, match=r"did not prove the best choice .*nothing decided"):
         decide(scenario)
+
+
+@settings(max_examples=examples(100))
+@given(seasons())
+def test_each_independent_group_decides_as_the_whole(doc: dict[str, Any]) -> None:
+    """What a cluster relies on (pitchpass.cluster): the groups of matches no rule links,
+    each decided on its own, give exactly the whole document's decisions."""
+    from pitchpass.core.season_rules import independent_groups, part_of
+
+    scenario = load_document(doc)
+    whole = {r.match.id: r for r in decide(scenario)}
+    groups = independent_groups(scenario)
+    assert sorted(i for g in groups for i in g) == sorted(whole)
+    for group in groups:
+        for result in decide(part_of(scenario, group)):
+            assert result == whole[result.match.id]
+
+
+def test_a_huge_minimum_makes_no_more_of_the_model_than_its_requests(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """at_least may be up to 1,000,000: the model counts only what could meet it (it once
+    made a variable for each, and took gigabytes)."""
+    from pitchpass.core import solver
+
+    made: list[int] = []
+    solve = solver.solve_lexicographic
+
+    def counting(names: Any, *rest: Any) -> Any:
+        made.append(len(names))
+        return solve(names, *rest)
+
+    monkeypatch.setattr(solver, "solve_lexicographic", counting)
+    doc = yaml.safe_load(EXAMPLE.read_text())
+    doc["policy"]["season"]["minimums"][0]["at_least"] = 1_000_000
+    answer = engine_season(doc)
+    assert made and max(made) < 100
+    assert answer == oracle_season(doc)

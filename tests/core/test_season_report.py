@@ -94,3 +94,15 @@ def test_strikes_count_the_requests_the_no_show_bar_refused() -> None:
     doc["requests"][0]["no_shows"] = 2
     rows = {row["organisation"]: row for row in report(doc)["organisations"]}
     assert rows["sky-sports"]["strikes"] == 1
+
+
+def test_a_refusal_counts_only_against_the_quota_that_refused_it() -> None:
+    doc = example()
+    doc["policy"]["season"]["quotas"].append(
+        {"for": "each", "per": "match", "counts": "places", "at_most": 5}
+    )
+    quotas = report(doc)["quotas"]
+    per_match = {q["period"]: q for q in quotas if q["quota"] == 1 and q["for"] == "documentary"}
+    assert per_match["m3"]["used"] == 0 and per_match["m3"]["refused"] == 0  # the season's
+    (season,) = [q for q in quotas if q["quota"] == 0]
+    assert season["refused"] == 2

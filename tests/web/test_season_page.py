@@ -109,3 +109,28 @@ def test_the_page_and_its_plot(league: dict[str, Client]) -> None:
     assert plot["Content-Type"] == "image/svg+xml"
     drawing = ET.fromstring(plot.content)
     assert len(drawing.findall("{http://www.w3.org/2000/svg}polyline")) == 3
+
+
+def test_the_report_is_decided_once_for_the_same_data(
+    league: dict[str, Client], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pitchpass.web.services import season
+
+    decided: list[int] = []
+    real = season.decide
+
+    def counting(scenario: Any) -> Any:
+        decided.append(1)
+        return real(scenario)
+
+    monkeypatch.setattr(season, "decide", counting)
+    client = league["admin-page"]
+    assert client.get("/competitions/mini-league/season/").status_code == 200
+    assert client.get("/competitions/mini-league/season.svg").status_code == 200
+    assert league["admin"].get(API).status_code == 200
+    assert len(decided) == 1
+    # Any change is other data: decided again, and seen.
+    m.Request.objects.filter(key="p3").update(submitted="2026-08-28T10:00:00+01:00")  # late
+    again = league["admin"].get(API).json()
+    assert len(decided) == 2
+    assert again["quotas"][0]["refused"] == 1  # p4 only: p3 is late now

@@ -242,7 +242,8 @@ def _solve(
     objectives: list[tuple[str, tuple[int, ...]]] = []
     shortfall: list[int] = []
     for p, held in pairs.items():
-        need = rules.minimums[p[0]].at_least - counts.get(p, 0)
+        # No more of the minimum can be met here than there are requests to count for it.
+        need = min(rules.minimums[p[0]].at_least - counts.get(p, 0), len(held))
         made = [_variable(names, f"minimum[{p[0]}, {p[1]}, {p[2]}, {k}]") for k in range(need)]
         constraints.append((f"minimum[{p[0]}, {p[1]}, {p[2]}]", [*made, *held],
                             [1] * len(made) + [-1] * len(held), LOWEST, 0))  # fmt: skip
@@ -332,7 +333,7 @@ def season_reasons(scenario: Scenario, season: Season) -> dict[str, tuple[Reason
             quota, need = rules.quotas[k[0]], amount(rules.quotas[k[0]], r)
             if season.used.get(k, 0) + need > quota.at_most:
                 reasons.append(_quota_reason(rules, k, season.used.get(k, 0), need))
-        if r.id not in season.plain:
+        if r.id not in season.plain or reasons:  # a quota that refuses it is the cause
             continue
         match_id = e.setting.match.id
         used = used_at.get(match_id, {})

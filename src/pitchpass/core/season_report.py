@@ -80,14 +80,22 @@ def _quotas(
     scenario: Scenario, rules: SeasonRules, decided: list[tuple[Match, Decision]]
 ) -> list[dict[str, Any]]:
     use: dict[tuple[int, str, str], list[int]] = {}  # key -> [used, refused for it]
+    counted_for = []
     for match, d in decided:
         org = scenario.organisation(d.request.by)
-        for key in quota_keys(rules.quotas, d.request, org, match, scenario.competition.partners):
-            counted = use.setdefault(key, [0, 0])
+        keys = quota_keys(rules.quotas, d.request, org, match, scenario.competition.partners)
+        counted_for.append((d, keys))
+        for key in keys:
+            tally = use.setdefault(key, [0, 0])
             if _granted(d):
-                counted[0] += amount(rules.quotas[key[0]], d.request)
-            elif any(r.code is ReasonCode.QUOTA for r in d.reasons):
-                counted[1] += 1
+                tally[0] += amount(rules.quotas[key[0]], d.request)
+    for d, keys in counted_for:  # refused for a quota: one it had no room left in
+        if _granted(d) or not any(r.code is ReasonCode.QUOTA for r in d.reasons):
+            continue
+        for key in keys:
+            quota = rules.quotas[key[0]]
+            if use[key][0] + amount(quota, d.request) > quota.at_most:
+                use[key][1] += 1
     return [
         {
             "quota": number,
@@ -95,11 +103,11 @@ def _quotas(
             "per": rules.quotas[number].per,
             "period": period,
             "counts": rules.quotas[number].counts,
-            "used": counted[0],
+            "used": tally[0],
             "at_most": rules.quotas[number].at_most,
-            "refused": counted[1],
+            "refused": tally[1],
         }
-        for (number, who, period), counted in sorted(use.items())
+        for (number, who, period), tally in sorted(use.items())
     ]
 
 

@@ -4,7 +4,10 @@ report (season_report) both ask here, so they count alike."""
 
 from __future__ import annotations
 
-from pitchpass.core.model import Match, Minimum, Organisation, Quota, Request, Rotation
+import dataclasses
+from collections.abc import Collection
+
+from pitchpass.core.model import Match, Minimum, Organisation, Quota, Request, Rotation, Scenario
 
 TOGETHER = "partners together"
 QuotaKey = tuple[int, str, str]  # (the quota's index, its subject, the period)
@@ -81,3 +84,58 @@ def in_rotation(rotation: Rotation, request: Request, tier: str) -> bool:
 
 def describe(who: str) -> str:
     return "the partners together" if who == TOGETHER else who
+
+
+def independent_groups(scenario: Scenario) -> list[list[str]]:
+    """The scenario's matches in groups that no season rule links (docs/scenario-extensions.md,
+    "Season rules"): two matches are in one group when some request of each counts for the
+    same day or season quota period, the same minimum pair or the same rotation, whatever
+    it is decided. Each group decided on its own decides as the whole scenario does. Groups
+    in order of their first match, matches in document order; without season rules every
+    match is a group of its own."""
+    rules = scenario.policy.season
+    ids = [m.id for m in scenario.matches]
+    if rules is None:
+        return [[i] for i in ids]
+    parent = {i: i for i in ids}
+
+    def root(i: str) -> str:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first: dict[object, str] = {}
+    partners = scenario.competition.partners
+    for match in scenario.matches:
+        for r in scenario.requests_of(match.id):
+            org = scenario.organisation(r.by)
+            links: list[object] = [
+                ("quota", key) for key in quota_keys(rules.quotas, r, org, match, partners)
+                if rules.quotas[key[0]].per != "match"
+            ]  # fmt: skip
+            links += [("pair", key) for key in pair_keys(rules.minimums, r, org, match, partners)]
+            links += [
+                ("rotation", n) for n, rotation in enumerate(rules.rotations)
+                if r.zone == rotation.zone and rotation.phase in r.phases
+            ]  # fmt: skip
+            for link in links:
+                if link in first:
+                    parent[root(match.id)] = root(first[link])
+                else:
+                    first[link] = match.id
+    groups: dict[str, list[str]] = {}
+    for i in ids:
+        groups.setdefault(root(i), []).append(i)
+    return list(groups.values())
+
+
+def part_of(scenario: Scenario, match_ids: Collection[str]) -> Scenario:
+    """The scenario with only these matches, their requests and incidents."""
+    wanted = set(match_ids)
+    return dataclasses.replace(
+        scenario,
+        matches=tuple(m for m in scenario.matches if m.id in wanted),
+        requests=tuple(r for r in scenario.requests if r.match in wanted),
+        incidents=tuple(i for i in scenario.incidents if i.match in wanted),
+    )

@@ -7,7 +7,6 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from pitchpass.season_plot import share_svg
 from pitchpass.season_print import rotation_label
 from pitchpass.web.errors import ServiceError
 from pitchpass.web.http.pages import context, page_404, user_of
@@ -39,6 +38,6 @@ def season_plot(request: HttpRequest, competition_key: str) -> HttpResponse:
         view = season.season_of(user_of(request), competition_key)
     except ServiceError as refused:
         raise page_404(refused) from None
-    answer = HttpResponse(share_svg(view.scenario, view.results), content_type="image/svg+xml")
+    answer = HttpResponse(view.plot, content_type="image/svg+xml")
     answer["Cache-Control"] = "private, no-store"
     return answer

@@ -6,20 +6,26 @@ still decides and publishes each match on its own: this page says what the rules
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.core.cache import cache
 
 from pitchpass.core import check_document
-from pitchpass.core.decide import MatchResult, decide
-from pitchpass.core.model import Scenario
+from pitchpass.core.decide import decide
 from pitchpass.core.problems import SolverFailed
 from pitchpass.core.season_report import season_report
+from pitchpass.season_plot import share_svg
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence.fixtures_store import season_document
 from pitchpass.web.services import access
+
+KEPT_FOR = 3600  # seconds a season's report is kept for the same data
 
 
 @dataclass(frozen=True)
@@ -30,8 +36,7 @@ class SeasonView:
     matches: int
     published: int  # published grants: fixed in the decision
     report: dict[str, Any]
-    scenario: Scenario
-    results: tuple[MatchResult, ...]
+    plot: str  # the SVG of each organisation's share (pitchpass.season_plot)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -60,7 +65,16 @@ def season_of(user: User, competition_key: str) -> SeasonView:
     competition = m.Competition.objects.filter(key=competition_key).first()
     if competition is None:
         raise ServiceError(ErrorCode.NOT_FOUND, f'no competition "{competition_key}"')
-    scenario, problems, _ = check_document(season_document(competition))
+    document = season_document(competition)
+    # A season is seconds of solving: its report is kept for exactly this data (every
+    # request, grant, rule and no-show bar is in the document), so a page and its plot, or
+    # a second look, decide once. Any change makes another document, hence another key.
+    digest = hashlib.sha256(json.dumps(document, sort_keys=True, default=str).encode()).hexdigest()
+    key = f"pitchpass:season:{digest}"
+    kept = cache.get(key)
+    if isinstance(kept, dict):
+        return SeasonView(**kept)
+    scenario, problems, _ = check_document(document)
     if scenario is None:
         first = problems[0]
         raise ServiceError(
@@ -72,13 +86,14 @@ def season_of(user: User, competition_key: str) -> SeasonView:
         results = decide(scenario)
     except SolverFailed as failure:
         raise ServiceError(ErrorCode.SOLVER_FAILED, str(failure)) from None
-    return SeasonView(
+    view = SeasonView(
         competition.key,
         competition.name,
         competition.season is not None,
         len(scenario.matches),
         sum(1 for r in scenario.requests if r.locked),
         season_report(scenario, results),
-        scenario,
-        results,
+        share_svg(scenario, results),
     )
+    cache.set(key, dataclasses.asdict(view), KEPT_FOR)
+    return view
