@@ -85,14 +85,32 @@ _T = TypeVar("_T")
 EXIT_NOT_PROVEN = 1
 
 
+ClusterOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--cluster",
+        help="Decide on a Dask cluster (with --json): local:N for N worker processes here, "
+        "or a scheduler's address such as tcp://host:8786.",
+        show_default=False,
+    ),
+]
+
+
 @app.command()
-def decide(file: FileArg, as_json: JsonOpt = False, match: MatchOpt = None) -> None:
+def decide(
+    file: FileArg, as_json: JsonOpt = False, match: MatchOpt = None, cluster: ClusterOpt = None
+) -> None:
     """Decide every request of the scenario: granted or refused, with reasons."""
+    if cluster is not None and not as_json:
+        _fail([Problem("--cluster", "works with --json only")], as_json)
     scenario = _load(file, as_json)
     ids = _match_ids(scenario, match, as_json)
     if as_json:
         with _progress(len(ids) if ids else len(scenario.matches)) as done:
-            data = _run(lambda: decide_all_json_bytes(scenario, ids, done=done), as_json)
+            if cluster is not None:
+                data = _on_cluster(scenario, cluster, ids, done)
+            else:
+                data = _run(lambda: decide_all_json_bytes(scenario, ids, done=done), as_json)
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
         _leave_at_once()
@@ -100,6 +118,20 @@ def decide(file: FileArg, as_json: JsonOpt = False, match: MatchOpt = None) -> N
     from pitchpass.terminal import print_decisions
 
     print_decisions(out, scenario, _run(lambda: decide_all(scenario, ids), as_json))
+
+
+def _on_cluster(
+    scenario: Scenario, address: str, ids: list[str] | None, done: Callable[[int], None] | None
+) -> bytes:
+    from pitchpass.cluster import ClusterUnavailable, decide_on_cluster
+
+    try:
+        document = _KEPT[0] if _KEPT and isinstance(_KEPT[0], dict) else None
+        return _run(  # type: ignore[no-any-return]
+            lambda: decide_on_cluster(scenario, address, ids, done, document), True
+        )
+    except ClusterUnavailable as unavailable:
+        _fail([Problem("--cluster", str(unavailable))], True, nothing="nothing decided")
 
 
 @app.command("what-if")

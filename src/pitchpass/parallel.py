@@ -79,10 +79,7 @@ def decide_all_json_bytes(
     except orjson.JSONEncodeError:  # a number beyond 64 bits: json writes any
         text = json.dumps(decide_all_json(scenario, ids, workers), indent=2, ensure_ascii=False)
         return (text + "\n").encode()
-    matches = [match for part in parts for match in part]
-    if not matches:
-        return b'{\n  "matches": []\n}\n'
-    return b'{\n  "matches": [\n    ' + b",\n    ".join(matches) + b"\n  ]\n}\n"
+    return document_bytes([match for part in parts for match in part])
 
 
 def _ids(scenario: Scenario, match_ids: Sequence[str] | None) -> list[str]:
@@ -142,13 +139,22 @@ def _decide_chunk_json(ids: list[str]) -> list[dict[str, Any]]:
 
 def _decide_chunk_bytes(ids: list[str]) -> list[bytes]:
     """Each match's JSON as it stands in the list of matches (indented 4 more)."""
+    assert _shared is not None
+    return [match_bytes(result) for result in decide(_shared, ids)]
+
+
+def match_bytes(result: MatchResult) -> bytes:
+    """A match's JSON as it stands in `decide --json`'s list of matches (indented 4 more)."""
     import orjson
 
-    assert _shared is not None
-    return [
-        orjson.dumps(match_json(result), option=orjson.OPT_INDENT_2).replace(b"\n", b"\n    ")
-        for result in decide(_shared, ids)
-    ]
+    return orjson.dumps(match_json(result), option=orjson.OPT_INDENT_2).replace(b"\n", b"\n    ")
+
+
+def document_bytes(matches: list[bytes]) -> bytes:
+    """`decide --json`'s whole output from its matches' `match_bytes`, in order."""
+    if not matches:
+        return b'{\n  "matches": []\n}\n'
+    return b'{\n  "matches": [\n    ' + b",\n    ".join(matches) + b"\n  ]\n}\n"
 
 
 def _pack(result: MatchResult) -> Packed:
