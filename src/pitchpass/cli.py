@@ -31,7 +31,7 @@ from pitchpass.core import (
     what_if,
     what_if_json,
 )
-from pitchpass.parallel import decide_all, decide_all_json_bytes
+from pitchpass.parallel import decide_all, write_all_json
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -103,21 +103,39 @@ def decide(
     """Decide every request of the scenario: granted or refused, with reasons."""
     if cluster is not None and not as_json:
         _fail([Problem("--cluster", "works with --json only")], as_json)
-    scenario = _load(file, as_json)
+    scenario = _load(file, as_json, keep_document=cluster is not None)
     ids = _match_ids(scenario, match, as_json)
     if as_json:
         with _progress(len(ids) if ids else len(scenario.matches)) as done:
+            sys.stdout.flush()
             if cluster is not None:
-                data = _on_cluster(scenario, cluster, ids, done)
+                sys.stdout.buffer.write(_on_cluster(scenario, cluster, ids, done))
             else:
-                data = _run(lambda: decide_all_json_bytes(scenario, ids, done=done), as_json)
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
+                _write_decided(scenario, ids, done)
         _leave_at_once()
         return
     from pitchpass.terminal import print_decisions
 
     print_decisions(out, scenario, _run(lambda: decide_all(scenario, ids), as_json))
+
+
+SPOOL_IN_MEMORY = 64 << 20  # bytes of output kept in memory; beyond, in a temporary file
+
+
+def _write_decided(
+    scenario: Scenario, ids: list[str] | None, done: Callable[[int], None] | None
+) -> None:
+    """`decide --json`'s output, written as it is decided into a spool (in memory, on disk
+    past SPOOL_IN_MEMORY: a federation's output is hundreds of megabytes, never held
+    whole), then to standard output: a failure meanwhile (the solver's, exit 1) prints only
+    its error, never half an answer."""
+    import shutil
+    import tempfile
+
+    with tempfile.SpooledTemporaryFile(SPOOL_IN_MEMORY) as spool:
+        _run(lambda: write_all_json(scenario, spool.write, ids, done=done), True)
+        spool.seek(0)
+        shutil.copyfileobj(spool, sys.stdout.buffer, 1 << 20)
 
 
 def _on_cluster(
@@ -933,11 +951,19 @@ def _database() -> ModuleType:
     return store
 
 
-def _load(file: Path, as_json: bool) -> Scenario:
-    return _load_with_warnings(file, as_json)[0]
+# Requests from which the document read is freed once the scenario is made: a season's is
+# kept to the end (freeing its objects one by one costs more time than it saves), a
+# federation's is not (its memory counts more: hundreds of megabytes).
+FREE_DOCUMENT_FROM = 100_000
 
 
-def _load_with_warnings(file: Path, as_json: bool) -> tuple[Scenario, list[Problem]]:
+def _load(file: Path, as_json: bool, keep_document: bool = False) -> Scenario:
+    return _load_with_warnings(file, as_json, keep_document)[0]
+
+
+def _load_with_warnings(
+    file: Path, as_json: bool, keep_document: bool = False
+) -> tuple[Scenario, list[Problem]]:
     # A season is a million objects made at once and kept to the end: the cyclic
     # collector would walk them again and again while they are made, and after.
     from pitchpass.files import read_document
@@ -945,11 +971,15 @@ def _load_with_warnings(file: Path, as_json: bool) -> tuple[Scenario, list[Probl
     gc.disable()
     try:
         document = read_document(file)
-        found, problems, warnings = check_document(document)
+        listed = document.get("requests")
+        keep = keep_document or not isinstance(listed, list) or len(listed) < FREE_DOCUMENT_FROM
+        found, problems, warnings = check_document(document, consume=not keep)
         if found is None:
             raise ScenarioInvalid(problems)
         scenario = found
-        _KEPT[:] = [document]  # freed with the process, not object by object
+        if keep:
+            _KEPT[:] = [document]  # freed with the process, not object by object
+        del document
     except ScenarioInvalid as invalid:
         _fail(invalid.problems, as_json, warn_of=file)
     finally:

@@ -68,18 +68,47 @@ def decide_all_json_bytes(
     writes, and a newline, by orjson (the output holds text and whole numbers, no float);
     in a pool each worker writes its own matches: bytes cost far less to send back than
     the objects."""
-    import orjson
+    return b"".join(decide_all_json_pieces(scenario, match_ids, workers, done))
 
+
+def decide_all_json_pieces(
+    scenario: Scenario,
+    match_ids: Sequence[str] | None = None,
+    workers: int | None = None,
+    done: Callable[[int], None] | None = None,
+) -> list[bytes]:
+    """`decide_all_json_bytes` in pieces to write one after the other."""
+    pieces: list[bytes] = []
+    write_all_json(scenario, pieces.append, match_ids, workers, done)
+    return pieces
+
+
+def write_all_json(
+    scenario: Scenario,
+    write: Callable[[bytes], Any],
+    match_ids: Sequence[str] | None = None,
+    workers: int | None = None,
+    done: Callable[[int], None] | None = None,
+) -> None:
+    """`decide_all_json_bytes`, each piece given to `write` as soon as it is made, in
+    order: a federation's output is hundreds of megabytes, never held whole."""
     ids = _ids(scenario, match_ids)
-    try:
-        if not _worth_a_pool(scenario, ids, workers):
-            output = decide_json(decide(scenario, ids))
-            return orjson.dumps(output, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
-        parts = _in_pool(scenario, ids, _decide_chunk_bytes, workers, done)
-    except orjson.JSONEncodeError:  # a number beyond 64 bits: json writes any
-        text = json.dumps(decide_all_json(scenario, ids, workers), indent=2, ensure_ascii=False)
-        return (text + "\n").encode()
-    return document_bytes([match for part in parts for match in part])
+    if not _worth_a_pool(scenario, ids, workers):
+        write(document_bytes([match_bytes(r) for r in decide(scenario, ids)]))
+        return
+    head, _, tail = document_pieces([b""])  # a pool has matches: never the empty list
+    write(head)
+    first = [True]
+
+    def each(part: list[bytes]) -> None:
+        for match in part:
+            if not first[0]:
+                write(b",\n    ")
+            first[0] = False
+            write(match)
+
+    _in_pool(scenario, ids, _decide_chunk_bytes, workers, done, each)
+    write(tail)
 
 
 def _ids(scenario: Scenario, match_ids: Sequence[str] | None) -> list[str]:
@@ -103,9 +132,11 @@ def _in_pool(
     task: Callable[[list[str]], _R],
     workers: int | None,
     done: Callable[[int], None] | None = None,
+    each: Callable[[_R], None] | None = None,
 ) -> list[_R]:
     """`task` of each chunk of `ids` on all cores, in order; `done(n)` told as each
-    chunk of n matches comes back (a progress bar)."""
+    chunk of n matches comes back (a progress bar); `each(part)` given each chunk's answer
+    in order as it comes, instead of keeping them all (then nothing is returned)."""
     if scenario.policy.within_tier is Mode.MOST_GRANTED:
         import pitchpass.core.solver  # noqa: F401 - imported once here, not once per worker
 
@@ -116,12 +147,16 @@ def _in_pool(
         context = multiprocessing.get_context("fork")
         chunks = [ids[i : i + CHUNK] for i in range(0, len(ids), CHUNK)]
         with context.Pool(workers or os.cpu_count() or 1) as pool:
-            if done is None:
+            if done is None and each is None:
                 return pool.map(task, chunks, chunksize=1)
             parts = []
             for chunk, part in zip(chunks, pool.imap(task, chunks, chunksize=1), strict=True):
-                parts.append(part)
-                done(len(chunk))
+                if each is None:
+                    parts.append(part)
+                else:
+                    each(part)
+                if done is not None:
+                    done(len(chunk))
             return parts
     finally:
         _shared = None
@@ -144,17 +179,34 @@ def _decide_chunk_bytes(ids: list[str]) -> list[bytes]:
 
 
 def match_bytes(result: MatchResult) -> bytes:
-    """A match's JSON as it stands in `decide --json`'s list of matches (indented 4 more)."""
+    """A match's JSON as it stands in `decide --json`'s list of matches (indented 4 more),
+    the bytes json.dumps(indent=2, ensure_ascii=False) writes."""
     import orjson
 
-    return orjson.dumps(match_json(result), option=orjson.OPT_INDENT_2).replace(b"\n", b"\n    ")
+    value = match_json(result)
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    except orjson.JSONEncodeError:  # a number beyond 64 bits: json writes any
+        text = json.dumps(value, indent=2, ensure_ascii=False).encode()
+    return text.replace(b"\n", b"\n    ")
 
 
 def document_bytes(matches: list[bytes]) -> bytes:
     """`decide --json`'s whole output from its matches' `match_bytes`, in order."""
+    return b"".join(document_pieces(matches))
+
+
+def document_pieces(matches: list[bytes]) -> list[bytes]:
+    """`document_bytes` in pieces, the matches' own bytes among them (not copied)."""
     if not matches:
-        return b'{\n  "matches": []\n}\n'
-    return b'{\n  "matches": [\n    ' + b",\n    ".join(matches) + b"\n  ]\n}\n"
+        return [b'{\n  "matches": []\n}\n']
+    pieces = [b'{\n  "matches": [\n    ']
+    for n, match in enumerate(matches):
+        if n:
+            pieces.append(b",\n    ")
+        pieces.append(match)
+    pieces.append(b"\n  ]\n}\n")
+    return pieces
 
 
 def _pack(result: MatchResult) -> Packed:

@@ -78,7 +78,7 @@ class Match:
     host: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # no __dict__: a federation holds a million of them
 class Request:
     id: str
     match: str

@@ -213,26 +213,32 @@ def requests(
     phase_ids: list[str],
     org_ids: list[str],
     start: int = 0,
-    seen: dict[str, str] | None = None,
+    seen: dict[str, str | int] | None = None,
+    consume: bool = False,
 ) -> tuple[list[Request], list[int]]:
     """The requests that could be read, and the index in the document of each; `seen`
     gets each id used and where first (id -> path). For one more request checked after a
     document's own (scenario.check_request): the first's index `start`, and `seen` holds
-    the ids they use."""
+    the ids they use. `consume`: each entry of the document's list is dropped once read
+    (None in its place), so that a federation's requests are not held twice."""
     seen = {} if seen is None else seen
     result = []
     positions = []
     by_id = {m.id: m for m in match_list}
     plain = _Plain(reader, by_id, zones, phase_ids, org_ids)
-    for i, raw in enumerate(reader.items(top, "requests", "", required=False), start):
-        path = f"requests[{i}]"
+    listed = reader.items(top, "requests", "", required=False)
+    for i, raw in enumerate(listed, start):
+        if consume:
+            listed[i - start] = None
         found = plain.request(raw, seen)
         if found is not None:  # read as below would, without a word to say about it
-            seen[found.id] = path
-            reader.declare("request", found.id)
+            # Its index, not its path: a federation has a million (no request id is ever
+            # looked up among the reader's declared ids, so none is declared here).
+            seen[found.id] = i
             result.append(found)
             positions.append(i)
             continue
+        path = f"requests[{i}]"
         item = reader.mapping(raw, path, _REQUEST_FIELDS)
         if item is None:
             continue
@@ -290,12 +296,17 @@ class _Plain:
     ) -> None:  # fmt: skip
         declared = reader.declared.get("match", {})
         self.matches = {k: v for k, v in by_id.items() if k in declared}
-        self.zones = {k: frozenset(v) for k, v in zones.items()}
+        # Each id known as one string object (and each list of phases as one tuple), which
+        # the requests share rather than each keeping the document's own copy: a
+        # federation's million requests hold far less once the document is gone.
+        self.match_ids = {k: v.id for k, v in self.matches.items()}
+        self.zones = {k: {z: z for z in v} for k, v in zones.items()}
         self.phases = frozenset(phase_ids)
-        self.orgs = frozenset(org_ids)
+        self.orgs = {o: o for o in org_ids}
         self.fields = frozenset(_REQUEST_FIELDS)
+        self.tuples: dict[tuple[str, ...], tuple[str, ...]] = {}
 
-    def request(self, raw: Any, seen: dict[str, str]) -> Request | None:
+    def request(self, raw: Any, seen: dict[str, str | int]) -> Request | None:
         if type(raw) is not dict or not self.fields.issuperset(raw):
             return None
         request_id, match_id, by, zone = (
@@ -325,8 +336,10 @@ class _Plain:
         submitted = _moment(raw.get("submitted"))
         if submitted is None:
             return None
+        listed = tuple(phases)
         return Request(
-            request_id, match_id, by, zone, tuple(phases), crew, submitted, cameras,
+            request_id, self.match_ids[match_id], self.orgs[by], self.zones[match_id][zone],
+            self.tuples.setdefault(listed, listed), crew, submitted, cameras,
             frozenset(consent), locked, no_shows,
         )  # fmt: skip
 

@@ -32,13 +32,16 @@ def check_version(reader: Reader, top: dict[str, Any]) -> None:
         )
 
 
-def unique(reader: Reader, ids: dict[str, str], value: str | None, path: str, what: str) -> None:
-    """Record `value` as used at `path`; a second use is a problem."""
+def unique(reader: Reader, ids: dict[str, Any], value: str | None, path: str, what: str) -> None:
+    """Record `value` as used at `path`; a second use is a problem. (A request read at once
+    is recorded by its index alone, `requests[N]` written only if it is ever needed.)"""
     if value is None:
         return
     reader.declare(what, value)
     if value in ids:
-        reader.problem(f"{path}.id", f'{what} id "{value}" is already used by {ids[value]}')
+        first = ids[value]
+        where = f"requests[{first}]" if isinstance(first, int) else first
+        reader.problem(f"{path}.id", f'{what} id "{value}" is already used by {where}')
     else:
         ids[value] = path
 

@@ -40,10 +40,12 @@ def load_document(document: dict[str, Any]) -> Scenario:
 
 
 def check_document(
-    document: dict[str, Any],
+    document: dict[str, Any], consume: bool = False
 ) -> tuple[Scenario | None, list[Problem], list[Problem]]:
-    """(scenario or None, problems, warnings): the scenario only when there are no problems."""
-    reader, read = _read(document)
+    """(scenario or None, problems, warnings): the scenario only when there are no problems.
+    `consume`: the document's requests are dropped from it as they are read (a caller that
+    needs the document no more, and has a federation's worth of them)."""
+    reader, read = _read(document, consume)
     if read is None:
         return None, reader.problems, reader.warnings
     # Checked on what could be read even when other parts have problems: every problem
@@ -64,7 +66,7 @@ class Frame:
     problems: list[Problem]  # the document's own, as check_document reports them
     positions: list[int]  # the index in the document of each request read
     place: int  # the index a request added last would have
-    request_ids: dict[str, str]  # each request id used, and where first
+    request_ids: dict[str, str | int]  # each request id used, and where first (path or index)
     declared: dict[str, dict[str, None]]  # the ids the reader met, by kind (fields.Reader)
 
 
@@ -117,10 +119,10 @@ class _Read:
     zones: dict[str, list[str]]
     phase_ids: list[str]
     org_ids: list[str]
-    request_ids: dict[str, str]
+    request_ids: dict[str, str | int]
 
 
-def _read(document: dict[str, Any]) -> tuple[Reader, _Read | None]:
+def _read(document: dict[str, Any], consume: bool = False) -> tuple[Reader, _Read | None]:
     reader = Reader()
     top = reader.mapping(document, "", TOP_FIELDS)
     if top is None:
@@ -143,9 +145,9 @@ def _read(document: dict[str, Any]) -> tuple[Reader, _Read | None]:
     )  # fmt: skip
     if season is not None:
         the_policy = replace(the_policy, season=season)
-    request_ids: dict[str, str] = {}
+    request_ids: dict[str, str | int] = {}
     the_requests, positions = requests(
-        reader, top, the_matches, zones, phase_ids, org_ids, 0, request_ids
+        reader, top, the_matches, zones, phase_ids, org_ids, 0, request_ids, consume
     )
     the_incidents = incidents(reader, top, the_matches, zones)
     scenario = Scenario(
