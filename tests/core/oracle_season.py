@@ -223,6 +223,7 @@ def oracle_season(doc: Doc) -> dict[str, dict[str, Any]]:
             if cells[(r["match"], *cell)] + n > capacity_at(zones[r["match"]][cell[0]], cell[1])
         ]  # fmt: skip
         by_rules = set().union(*(took.get(c, set()) for c in short))
+        before = len(entry["codes"])
         if "minimum" in by_rules:
             entry["codes"].append("minimum")
         own = rotations_of(r)
@@ -236,6 +237,8 @@ def oracle_season(doc: Doc) -> dict[str, dict[str, Any]]:
                 for n in rotations_of(g)
             }  # fmt: skip
             entry["codes"] += ["rotation"] * len(rots)
+        if len(entry["codes"]) == before:  # no rule above: the one at one remove
+            entry["codes"].append("season")
     for entry in out.values():
         entry["codes"] = sorted(entry["codes"])
         entry["quota"] = sorted(entry["quota"])

@@ -26,7 +26,7 @@ except ImportError:  # tests/core is not a package: pytest puts it on sys.path
     from oracle import locked_within_capacity  # type: ignore[no-redef]
     from oracle_season import oracle_season  # type: ignore[no-redef]
 
-SEASON_CODES = {"quota", "minimum", "rotation"}
+SEASON_CODES = {"quota", "minimum", "rotation", "season"}
 EXAMPLE = Path(__file__).parents[2] / "scenarios" / "season-rules.yaml"
 BASE = datetime(2026, 8, 15, 15, 0, tzinfo=UTC)
 CLUBS = ["north", "south", "east"]

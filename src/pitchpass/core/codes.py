@@ -19,6 +19,7 @@ class ReasonCode(StrEnum):
     QUOTA = "quota"
     MINIMUM = "minimum"
     ROTATION = "rotation"
+    SEASON = "season"  # refused where its match on its own grants it, by a rule at one remove
 
 
 class Status(StrEnum):

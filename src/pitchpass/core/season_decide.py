@@ -20,7 +20,7 @@ from datetime import datetime
 from pitchpass.core.allocate import Item, first_come, most_granted
 from pitchpass.core.codes import Mode, ReasonCode
 from pitchpass.core.decide import MatchResult, Setting, choose, finish, set_up
-from pitchpass.core.model import Request, Scenario, SeasonRules
+from pitchpass.core.model import Quota, Request, Scenario, SeasonRules
 from pitchpass.core.places import Cell
 from pitchpass.core.reasons import Reason
 from pitchpass.core.season_rules import (
@@ -60,6 +60,7 @@ class Season:
     counts: dict[PairKey, int] = field(default_factory=dict)
     turns: list[dict[str, int]] = field(default_factory=list)  # per rotation: org -> turns
     by_match: dict[str, list[Entry]] = field(default_factory=dict)
+    linked_by: dict[str, str] = field(default_factory=dict)  # request -> its group's rules
 
     def at(self, match_id: str) -> list[Entry]:
         """The entries of one match."""
@@ -145,11 +146,34 @@ def solve_season(scenario: Scenario, settings: list[Setting]) -> Season:
             turns[n][e.request.by] += 1
     active = {n for e in searched for n in e.rotations}
     links = _Links(contended, binding, open_pairs, active)
+    season = Season(rules, entries, granted, plain)
     for group in _groups(searched, links):
         granted |= _solve(scenario, rules, group, links, counts, turns, room_for)
-    season = Season(rules, entries, granted, plain)
+        said = _rules_of(rules, group, links)
+        for e in group:
+            season.linked_by[e.request.id] = said
     _tally(season)
     return season
+
+
+def _rules_of(rules: SeasonRules, group: list[Entry], links: _Links) -> str:
+    """The season rules that bind in a group, in words."""
+    found: dict[str, None] = {}
+    for e in group:
+        for k in e.quotas:
+            if k in links.binding:
+                quota = rules.quotas[k[0]]
+                found[_quota_name(quota, k)] = None
+        for p in e.pairs:
+            if p in links.open_pairs:
+                found[f'minimum "{rules.minimums[p[0]].name}" of {p[1]} for {describe(p[2])}'] = (
+                    None
+                )
+        for n in e.rotations:
+            if n in links.active:
+                rotation = rules.rotations[n]
+                found[f"rotation of {rotation.zone}, {rotation.phase}"] = None
+    return "; ".join(found)
 
 
 @dataclass(frozen=True)
@@ -347,6 +371,14 @@ def season_reasons(scenario: Scenario, season: Season) -> dict[str, tuple[Reason
         if e.rotations or ReasonCode.ROTATION in codes:
             for n in e.rotations or _rotations_at(e, short, season):
                 reasons.append(_rotation_reason(rules, n, season.turns[n], False))
+        if not reasons:  # a rule's effect at one remove: the rules that link its match
+            reasons.append(
+                Reason(
+                    ReasonCode.SEASON,
+                    "granted when its match is decided on its own; the season's rules that "
+                    f"link its match gave its places to others: {season.linked_by[r.id]}",
+                )
+            )
     return {i: tuple(reasons) for i, reasons in out.items() if reasons}
 
 
@@ -410,12 +442,16 @@ def _rotation_reason(rules: SeasonRules, n: int, turns: dict[str, int], granted:
     return Reason(ReasonCode.ROTATION, ("granted in turn: " if granted else "") + text)
 
 
-def _quota_reason(rules: SeasonRules, key: QuotaKey, used: int, needed: int) -> Reason:
-    quota = rules.quotas[key[0]]
+def _quota_name(quota: Quota, key: QuotaKey) -> str:
     who = describe(key[1]) + (f" in {', '.join(sorted(quota.zones))}" if quota.zones else "")
-    name = {"season": f"season quota of {who}", "match": f"match quota of {who}"}.get(
+    return {"season": f"season quota of {who}", "match": f"match quota of {who}"}.get(
         quota.per, f"quota of {who} for {key[2]}"
     )
+
+
+def _quota_reason(rules: SeasonRules, key: QuotaKey, used: int, needed: int) -> Reason:
+    quota = rules.quotas[key[0]]
+    name = _quota_name(quota, key)
     unit = quota.counts if quota.at_most != 1 else quota.counts[:-1]
     if used >= quota.at_most:
         text = f"{name} reached: {used} of {quota.at_most} {unit}"
