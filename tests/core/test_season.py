@@ -329,3 +329,34 @@ def test_a_huge_minimum_makes_no_more_of_the_model_than_its_requests(
     answer = engine_season(doc)
     assert made and max(made) < 100
     assert answer == oracle_season(doc)
+
+
+def test_a_refusal_at_one_remove_names_the_rules() -> None:
+    """The tunnel holds 2 a phase. On its own the match grants the documentary (X, after
+    the match) and BT (Z, before it); Sky (Y, both) fits beside neither. The season's quota
+    refuses X; Y, sent before Z, then takes the tunnel and Z is refused: by the quota at
+    one remove."""
+    doc = yaml.safe_load(EXAMPLE.read_text())
+    doc["policy"]["season"] = {
+        "quotas": [{"for": "documentary", "per": "season", "counts": "requests", "at_most": 0}]
+    }
+    at = "2026-08-01T09:00:00+01:00"
+    doc["requests"] = [
+        {"id": "x", "match": "m1", "by": "documentary", "zone": "tunnel",
+         "phases": ["post-match"], "crew": 2, "submitted": "2026-08-01T08:00:00+01:00"},
+        {"id": "y", "match": "m1", "by": "sky-sports", "zone": "tunnel",
+         "phases": ["pre-match", "post-match"], "crew": 2, "submitted": at},
+        {"id": "z", "match": "m1", "by": "bt-sport", "zone": "tunnel",
+         "phases": ["pre-match"], "crew": 2, "submitted": "2026-08-02T09:00:00+01:00"},
+    ]  # fmt: skip
+    answer = engine_season(doc)
+    assert {i: a["status"] for i, a in answer.items()} == {
+        "x": "refused", "y": "granted", "z": "refused"
+    }  # fmt: skip
+    assert answer["x"]["codes"] == ["quota"] and answer["z"]["codes"] == ["season"]
+    assert answer == oracle_season(doc)
+    (reason,) = [
+        r for result in decide(load_document(doc)) for d in result.decisions
+        for r in d.reasons if d.request.id == "z" and r.code.value == "season"
+    ]  # fmt: skip
+    assert "season quota of documentary" in reason.text

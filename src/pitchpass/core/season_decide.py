@@ -60,7 +60,7 @@ class Season:
     counts: dict[PairKey, int] = field(default_factory=dict)
     turns: list[dict[str, int]] = field(default_factory=list)  # per rotation: org -> turns
     by_match: dict[str, list[Entry]] = field(default_factory=dict)
-    linked_by: dict[str, str] = field(default_factory=dict)  # request -> its group's rules
+    linked_by: dict[str, list[str]] = field(default_factory=dict)  # request -> group's rules
 
     def at(self, match_id: str) -> list[Entry]:
         """The entries of one match."""
@@ -156,7 +156,7 @@ def solve_season(scenario: Scenario, settings: list[Setting]) -> Season:
     return season
 
 
-def _rules_of(rules: SeasonRules, group: list[Entry], links: _Links) -> str:
+def _rules_of(rules: SeasonRules, group: list[Entry], links: _Links) -> list[str]:
     """The season rules that bind in a group, in words."""
     found: dict[str, None] = {}
     for e in group:
@@ -173,7 +173,7 @@ def _rules_of(rules: SeasonRules, group: list[Entry], links: _Links) -> str:
             if n in links.active:
                 rotation = rules.rotations[n]
                 found[f"rotation of {rotation.zone}, {rotation.phase}"] = None
-    return "; ".join(found)
+    return list(found)
 
 
 @dataclass(frozen=True)
@@ -348,6 +348,8 @@ def season_reasons(scenario: Scenario, season: Season) -> dict[str, tuple[Reason
             for c in e.item.cells:
                 held.setdefault(c, set()).update(codes)
     used_at = _used_cells(entries.values(), season)
+    held_back: list[Entry] = []
+    quotas_at: dict[str, dict[str, None]] = {}  # match -> quotas that refused one it grants alone
     for e in entries.values():
         r = e.request
         if r.locked or r.id in season.granted:
@@ -357,6 +359,8 @@ def season_reasons(scenario: Scenario, season: Season) -> dict[str, tuple[Reason
             quota, need = rules.quotas[k[0]], amount(rules.quotas[k[0]], r)
             if season.used.get(k, 0) + need > quota.at_most:
                 reasons.append(_quota_reason(rules, k, season.used.get(k, 0), need))
+                if r.id in season.plain:
+                    quotas_at.setdefault(e.setting.match.id, {})[_quota_name(quota, k)] = None
         if r.id not in season.plain or reasons:  # a quota that refuses it is the cause
             continue
         match_id = e.setting.match.id
@@ -371,14 +375,19 @@ def season_reasons(scenario: Scenario, season: Season) -> dict[str, tuple[Reason
         if e.rotations or ReasonCode.ROTATION in codes:
             for n in e.rotations or _rotations_at(e, short, season):
                 reasons.append(_rotation_reason(rules, n, season.turns[n], False))
-        if not reasons:  # a rule's effect at one remove: the rules that link its match
-            reasons.append(
-                Reason(
-                    ReasonCode.SEASON,
-                    "granted when its match is decided on its own; the season's rules that "
-                    f"link its match gave its places to others: {season.linked_by[r.id]}",
-                )
+        if not reasons:  # a rule's effect at one remove
+            held_back.append(e)
+    for e in held_back:
+        named = dict.fromkeys(
+            [*quotas_at.get(e.setting.match.id, {}), *season.linked_by.get(e.request.id, [])]
+        )
+        out[e.request.id].append(
+            Reason(
+                ReasonCode.SEASON,
+                "granted when its match is decided on its own; the season's rules gave its "
+                f"places to others: {'; '.join(named)}",
             )
+        )
     return {i: tuple(reasons) for i, reasons in out.items() if reasons}
 
 
