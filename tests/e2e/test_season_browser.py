@@ -39,7 +39,9 @@ def test_the_admin_reads_the_season_report(browser: Browser, site: Site, width: 
     expect(minimums).to_contain_text("m1:d1b: refused at m1, paid at m3")
     expect(minimums).to_contain_text("short by 1")
     expect(page.get_by_role("table", name="quotas")).to_contain_text("2 of 2 requests")
-    expect(page.get_by_role("table", name="rotations")).to_contain_text("sky-sports 2, bt-sport 2")
+    rotations = page.get_by_role("table", name="rotations")
+    expect(rotations).to_contain_text("Sky Sports 2, BT Sport 2")
+    expect(minimums).to_contain_text("North FC")
     plot = page.get_by_role("img", name="Each organisation's share")
     expect(plot).to_be_visible()
     assert plot.evaluate("img => img.naturalWidth") > 0  # the SVG loaded and drew

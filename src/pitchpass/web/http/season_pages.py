@@ -25,9 +25,17 @@ def season_page(request: HttpRequest, competition_key: str) -> HttpResponse:
         {**row, "turns": list(zip(labels, row["turns"], strict=True))}
         for row in report["organisations"]
     ]
+    # Names where the report has ids: a person reads "North FC", not "north-fc".
+    quotas = [{**q, "for": view.called(q["for"])} for q in report["quotas"]]
+    minimums = [{**p, "club": view.called(p["club"]), "to": view.called(p["to"])}
+                for p in report["minimums"]]  # fmt: skip
+    rotations = [
+        {**r, "turns": [{**t, "organisation": view.called(t["organisation"])} for t in r["turns"]]}
+        for r in report["rotations"]
+    ]
     values = context(
         request, view=view, organisations=organisations, labels=labels,
-        quotas=report["quotas"], minimums=report["minimums"], rotations=report["rotations"],
+        quotas=quotas, minimums=minimums, rotations=rotations,
     )  # fmt: skip
     return render(request, "pitchpass/season.html", values)
 

@@ -26,6 +26,7 @@ from pitchpass.web.persistence.fixtures_store import season_document
 from pitchpass.web.services import access
 
 KEPT_FOR = 3600  # seconds a season's report is kept for the same data
+KEPT_SHAPE = 2  # in the cache key: a SeasonView of another shape is never read back
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,11 @@ class SeasonView:
     published: int  # published grants: fixed in the decision
     report: dict[str, Any]
     plot: str  # the SVG of each organisation's share (pitchpass.season_plot)
+    names: dict[str, str]  # organisation id -> name, for the page
+
+    def called(self, org: str) -> str:
+        """An organisation's name (`partners together`: "the partners")."""
+        return self.names.get(org, org)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -70,7 +76,7 @@ def season_of(user: User, competition_key: str) -> SeasonView:
     # request, grant, rule and no-show bar is in the document), so a page and its plot, or
     # a second look, decide once. Any change makes another document, hence another key.
     digest = hashlib.sha256(json.dumps(document, sort_keys=True, default=str).encode()).hexdigest()
-    key = f"pitchpass:season:{digest}"
+    key = f"pitchpass:season:{KEPT_SHAPE}:{digest}"
     kept = cache.get(key)
     if isinstance(kept, dict):
         return SeasonView(**kept)
@@ -94,6 +100,7 @@ def season_of(user: User, competition_key: str) -> SeasonView:
         sum(1 for r in scenario.requests if r.locked),
         season_report(scenario, results),
         share_svg(scenario, results),
+        {o.id: o.name for o in scenario.organisations} | {"partners together": "the partners"},
     )
     cache.set(key, dataclasses.asdict(view), KEPT_FOR)
     return view
