@@ -1061,6 +1061,16 @@ def render(
     out += _modes_section(results)
     out += _targets_section(results, profile, speed)
     out += _season_rules_section(results)
+    out += [
+        "## Issue 12's other figures",
+        "",
+        "Measured by their own scripts, each against its own baseline in its run: the whole "
+        "`pitchpass decide --json` command from JSON and from YAML, and federations of 5,000 "
+        "and 20,000 matches (time and peak memory): [RESULTS-cli.md](RESULTS-cli.md) "
+        "(`cli_season.py`); deciding on a Dask or Ray cluster of two workers against the "
+        "single machine: [RESULTS-cluster.md](RESULTS-cluster.md) (`cluster.py`).",
+        "",
+    ]
     out += _profile_section(profile)
     return "\n".join(out) + "\n"
 
