@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from pitchpass.core.linked import linked_groups
 from pitchpass.core.places import Cell
 
 
@@ -71,23 +72,4 @@ def _groups(items: list[Item], contended: set[Cell]) -> list[list[Item]]:
     Per-tier counts add up over groups and the priority order restricted to a group is
     the group's own order, so the best of each group together are the best overall.
     """
-    parent = list(range(len(items)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    first_at: dict[Cell, int] = {}
-    for index, item in enumerate(items):
-        for cell in item.cells:
-            if cell in contended:
-                if cell in first_at:
-                    parent[root(index)] = root(first_at[cell])
-                else:
-                    first_at[cell] = index
-    groups: dict[int, list[Item]] = {}
-    for index, item in enumerate(items):  # keeps priority order inside each group
-        groups.setdefault(root(index), []).append(item)
-    return list(groups.values())
+    return linked_groups(items, lambda item: [c for c in item.cells if c in contended])

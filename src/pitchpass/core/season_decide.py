@@ -20,6 +20,7 @@ from datetime import datetime
 from pitchpass.core.allocate import Item, first_come, most_granted
 from pitchpass.core.codes import Mode, ReasonCode
 from pitchpass.core.decide import MatchResult, Setting, choose, finish, set_up
+from pitchpass.core.linked import linked_groups
 from pitchpass.core.model import Quota, Request, Scenario, SeasonRules
 from pitchpass.core.places import Cell
 from pitchpass.core.reasons import Reason
@@ -198,25 +199,7 @@ class _Links:
 
 def _groups(searched: list[Entry], links: _Links) -> list[list[Entry]]:
     """The searched entries in groups the links join, each in the policy's order."""
-    parent = list(range(len(searched)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    first: dict[object, int] = {}
-    for index, e in enumerate(searched):
-        for link in links.of(e):
-            if link in first:
-                parent[root(index)] = root(first[link])
-            else:
-                first[link] = index
-    groups: dict[int, list[Entry]] = {}
-    for index, e in enumerate(searched):
-        groups.setdefault(root(index), []).append(e)
-    return [sorted(g, key=_order) for g in groups.values()]
+    return [sorted(g, key=_order) for g in linked_groups(searched, links.of)]
 
 
 def _order(e: Entry) -> tuple[int, datetime, str]:

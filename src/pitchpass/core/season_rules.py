@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection
 
+from pitchpass.core.linked import linked_groups
 from pitchpass.core.model import Match, Minimum, Organisation, Quota, Request, Rotation, Scenario
 
 TOGETHER = "partners together"
@@ -97,20 +98,13 @@ def independent_groups(scenario: Scenario) -> list[list[str]]:
     ids = [m.id for m in scenario.matches]
     if rules is None:
         return [[i] for i in ids]
-    parent = {i: i for i in ids}
-
-    def root(i: str) -> str:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    first: dict[object, str] = {}
     partners = scenario.competition.partners
-    for match in scenario.matches:
+
+    def links_of(match: Match) -> list[object]:
+        links: list[object] = []
         for r in scenario.requests_of(match.id):
             org = scenario.organisation(r.by)
-            links: list[object] = [
+            links += [
                 ("quota", key) for key in quota_keys(rules.quotas, r, org, match, partners)
                 if rules.quotas[key[0]].per != "match"
             ]  # fmt: skip
@@ -119,15 +113,9 @@ def independent_groups(scenario: Scenario) -> list[list[str]]:
                 ("rotation", n) for n, rotation in enumerate(rules.rotations)
                 if r.zone == rotation.zone and rotation.phase in r.phases
             ]  # fmt: skip
-            for link in links:
-                if link in first:
-                    parent[root(match.id)] = root(first[link])
-                else:
-                    first[link] = match.id
-    groups: dict[str, list[str]] = {}
-    for i in ids:
-        groups.setdefault(root(i), []).append(i)
-    return list(groups.values())
+        return links
+
+    return [[m.id for m in group] for group in linked_groups(scenario.matches, links_of)]
 
 
 def part_of(scenario: Scenario, match_ids: Collection[str]) -> Scenario:
