@@ -205,6 +205,8 @@ def season(
     rotation: granted of asked, quotas used, minimums met or owed, turns, strikes."""
     from pitchpass.core.season_report import season_report
 
+    if plot is not None and plot.suffix.lower() != ".svg":
+        _fail([Problem("--plot", f"the plot is an SVG: name it .svg, not {plot.name}")], as_json)
     scenario = _load(file, as_json)
     results = _run(lambda: decide_all(scenario), as_json)
     report = season_report(scenario, results)
@@ -223,7 +225,7 @@ def season(
     from pitchpass.season_print import print_season, rotation_label
 
     if scenario.policy.season is None:
-        out.print("[dim]no season rules (policy.season): each match decided on its own[/dim]")
+        out.print("no season rules (policy.season): each match decided on its own", style="dim")
     print_season(out, report, [rotation_label(r) for r in report["rotations"]])
     if plot is not None:
         out.print(f"the season's shares drawn in {_escape(str(plot))}")

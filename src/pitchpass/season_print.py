@@ -37,7 +37,7 @@ def _organisations(rows: list[dict[str, Any]], rotations: list[str]) -> Table:
         table.add_row(
             row["name"], f"{row['granted']}/{row['asked']}", zones,
             *("" if n is None else str(n) for n in row["turns"]),
-            str(row["strikes"]) if row["strikes"] else "",
+            str(row["strikes"]),
         )  # fmt: skip
     return table
 
@@ -50,7 +50,8 @@ def _quotas(rows: list[dict[str, Any]]) -> Table:
         full = row["used"] >= row["at_most"]
         used = Text(f"{row['used']}/{row['at_most']} {row['counts']}", style="bold" if full else "")
         period = "" if row["per"] == "season" else row["period"]
-        table.add_row(row["for"], row["per"], period, used, str(row["refused"] or ""))
+        who = row["for"] + (f" ({', '.join(row['zones'])})" if row["zones"] else "")
+        table.add_row(who, row["per"], period, used, str(row["refused"] or ""))
     return table
 
 

@@ -80,3 +80,14 @@ def test_a_plot_that_cannot_be_written_is_an_error(tmp_path: Path) -> None:
     result = run("season", EXAMPLE, "--plot", tmp_path / "no-such-folder" / "share.svg")
     assert result.exit_code == 2
     assert "cannot write" in result.stderr and "Traceback" not in result.output
+
+
+def test_a_plot_must_be_named_svg_and_a_file_without_rules_says_so_plainly(
+    tmp_path: Path,
+) -> None:
+    png = tmp_path / "share.png"
+    refused = run("season", EXAMPLE, "--plot", png)
+    assert refused.exit_code == 2 and "name it .svg" in refused.stderr and not png.exists()
+    plain = run("season", SEED)
+    assert plain.exit_code == 0
+    assert plain.stdout.startswith("no season rules (policy.season)")  # no markup shown

@@ -360,3 +360,17 @@ def test_a_refusal_at_one_remove_names_the_rules() -> None:
         for r in d.reasons if d.request.id == "z" and r.code.value == "season"
     ]  # fmt: skip
     assert "season quota of documentary" in reason.text
+
+
+def test_a_misspelt_season_rule_key_is_an_error_not_a_warning() -> None:
+    """`rotation:` for `rotations:` would drop the rule, `zone:` for `zones:` widen a quota
+    to every zone: either changes the season's decisions without a word."""
+    doc = yaml.safe_load(EXAMPLE.read_text())
+    season = doc["policy"]["season"]
+    season["rotation"] = season.pop("rotations")
+    season["quotas"][0]["zone"] = ["pitch-side"]
+    with pytest.raises(ScenarioInvalid) as refused:
+        load_document(doc)
+    said = {p.path: p.message for p in refused.value.problems}
+    assert 'did you mean "rotations"' in said["policy.season.rotation"]
+    assert 'did you mean "zones"' in said["policy.season.quotas[0].zone"]

@@ -46,7 +46,7 @@ def test_quota_use_and_refusals() -> None:
     (quota,) = report(example())["quotas"]
     assert quota == {
         "quota": 0, "for": "documentary", "per": "season", "period": "season",
-        "counts": "requests", "used": 2, "at_most": 2, "refused": 2,
+        "counts": "requests", "zones": None, "used": 2, "at_most": 2, "refused": 2,
     }  # fmt: skip
 
 

@@ -46,6 +46,11 @@ def season_rules(
         _rotation(reader, raw, f"{PATH}.rotations[{i}]", known, seen)
         for i, raw in enumerate(reader.items(item, "rotations", PATH, required=False))
     ]
+    # A misspelt key here drops a rule or widens one (`zone:` for `zones:`), which changes
+    # every decision of the season: an error, not the warning other unknown fields get.
+    for warning in [w for w in reader.warnings if w.path.startswith(PATH)]:
+        reader.warnings.remove(warning)
+        reader.problem(warning.path, warning.message.replace(", ignored", ""))
     return SeasonRules(
         tuple(q for q in quotas if q), tuple(m for m in minimums if m),
         tuple(r for r in rotations if r),

@@ -150,9 +150,15 @@ def solve_season(scenario: Scenario, settings: list[Setting]) -> Season:
     season = Season(rules, entries, granted, plain)
     for group in _groups(searched, links):
         granted |= _solve(scenario, rules, group, links, counts, turns, room_for)
-        said = _rules_of(rules, group, links)
+        # The rules binding at each match, else those binding among the group's matches.
+        at_match: dict[str, list[Entry]] = {}
         for e in group:
-            season.linked_by[e.request.id] = said
+            at_match.setdefault(e.setting.match.id, []).append(e)
+        whole = _rules_of(rules, group, links)
+        for entries_here in at_match.values():
+            said = _rules_of(rules, entries_here, links) or whole
+            for e in entries_here:
+                season.linked_by[e.request.id] = said
     _tally(season)
     return season
 

@@ -103,6 +103,7 @@ def _quotas(
             "per": rules.quotas[number].per,
             "period": period,
             "counts": rules.quotas[number].counts,
+            "zones": sorted(zones) if (zones := rules.quotas[number].zones) else None,
             "used": tally[0],
             "at_most": rules.quotas[number].at_most,
             "refused": tally[1],
