@@ -31,6 +31,7 @@ from pitchpass.core import (
     what_if,
     what_if_json,
 )
+from pitchpass.core.whatif import WhatIf
 from pitchpass.parallel import decide_all, write_all_json
 
 if TYPE_CHECKING:
@@ -177,7 +178,14 @@ def what_if_command(
             tuple(parse_capacity(text) for text in capacity or ()),
         )
         ids = _match_ids(scenario, match, as_json)
-        result = _run(lambda: what_if(scenario, changes, ids), as_json)
+        elsewhere = 0
+        if ids is not None and scenario.policy.season is not None:
+            # Season rules link the matches: a change here can move decisions elsewhere.
+            # Decided whole (as it is anyway), shown for the match, the rest counted.
+            whole = _run(lambda: what_if(scenario, changes), as_json)
+            result, elsewhere = _only(scenario, whole, set(ids))
+        else:
+            result = _run(lambda: what_if(scenario, changes, ids), as_json)
     except ScenarioInvalid as invalid:
         _fail(invalid.problems, as_json)
     if as_json:
@@ -187,6 +195,29 @@ def what_if_command(
         from pitchpass.terminal import print_what_if
 
         print_what_if(out, scenario, result, only_if(scenario, changes.grant))
+        if elsewhere:
+            out.print(
+                f"and {elsewhere} more {'change' if elsewhere == 1 else 'changes'} at other "
+                "matches, which the season rules link to this one (leave out --match to see "
+                "them)"
+            )
+
+
+def _only(scenario: Scenario, whole: WhatIf, ids: set[str]) -> tuple[WhatIf, int]:
+    """The what-if of the whole document shown for some matches (what `what_if` with them
+    gives), and how many request changes it has elsewhere."""
+    match_of = {r.id: r.match for r in scenario.requests}
+    incident_of = {i.id: i.match for i in scenario.incidents}
+    mine = tuple(c for c in whole.changes if match_of.get(c[0]) in ids)
+    return (
+        WhatIf(
+            tuple(r for r in whole.before if r.match.id in ids),
+            tuple(r for r in whole.after if r.match.id in ids),
+            mine,
+            tuple(i for i in whole.incidents if incident_of.get(i[0]) in ids),
+        ),
+        len(whole.changes) - len(mine),
+    )
 
 
 @app.command()

@@ -91,3 +91,18 @@ def test_a_plot_must_be_named_svg_and_a_file_without_rules_says_so_plainly(
     plain = run("season", SEED)
     assert plain.exit_code == 0
     assert plain.stdout.startswith("no season rules (policy.season)")  # no markup shown
+
+
+def test_what_if_of_one_match_counts_the_changes_the_season_makes_elsewhere() -> None:
+    """Granting the documentary at m4 (its season quota is 2) refuses one of its grants
+    at another match: a change `--match m4` would hide, so the table counts it; the JSON
+    keeps the contract's shape, for m4 alone."""
+    whole = json.loads(run("what-if", EXAMPLE, "--grant", "p4", "--json").stdout)
+    elsewhere = [c for c in whole["changes"] if c["request"] not in ("p4",)]
+    assert elsewhere and all(c["request"].startswith("p") for c in elsewhere)
+    one = run("what-if", EXAMPLE, "--grant", "p4", "--match", "m4")
+    assert one.exit_code == 0, one.output
+    n = len(elsewhere)
+    assert f"and {n} more change{'s' if n > 1 else ''} at other matches" in one.stdout
+    shown = json.loads(run("what-if", EXAMPLE, "--grant", "p4", "--match", "m4", "--json").stdout)
+    assert [c["request"] for c in shown["changes"]] == ["p4"]  # the contract's shape, m4 only
