@@ -129,22 +129,11 @@ def solve_season(scenario: Scenario, settings: list[Setting]) -> Season:
         cells = {(e.setting.match.id, c) for c in e.item.cells}
         (searched if cells & contended or binding.intersection(e.quotas) else free).append(e)
     granted = {e.request.id for e in free}
-    fixed = [*locked, *free]
-    counts: dict[PairKey, int] = {}
-    for e in fixed:
-        for pair in e.pairs:
-            counts[pair] = counts.get(pair, 0) + 1
+    _, counts, turns = _tallied(rules, entries.values(), [*locked, *free])  # what is fixed
     open_pairs = {
         pair for e in searched for pair in e.pairs
         if counts.get(pair, 0) < rules.minimums[pair[0]].at_least
     }  # fmt: skip
-    turns: list[dict[str, int]] = [{} for _ in rules.rotations]
-    for e in entries.values():  # every organisation that asked counts, with 0 turns or more
-        for n in e.rotations:
-            turns[n].setdefault(e.request.by, 0)
-    for e in fixed:
-        for n in e.rotations:
-            turns[n][e.request.by] += 1
     active = {n for e in searched for n in e.rotations}
     links = _Links(contended, binding, open_pairs, active)
     season = Season(rules, entries, granted, plain)
@@ -301,19 +290,33 @@ def _variable(names: list[str], name: str) -> int:
 
 def _tally(season: Season) -> None:
     """What the choice counts: quota use, minimum counts and rotation turns."""
-    rules = season.rules
-    season.turns = [{} for _ in rules.rotations]
-    for e in season.entries.values():
+    chosen = [
+        e for e in season.entries.values() if e.request.locked or e.request.id in season.granted
+    ]
+    season.used, season.counts, season.turns = _tallied(
+        season.rules, season.entries.values(), chosen
+    )
+
+
+def _tallied(
+    rules: SeasonRules, entries: Iterable[Entry], counted: Iterable[Entry]
+) -> tuple[dict[QuotaKey, int], dict[PairKey, int], list[dict[str, int]]]:
+    """Quota use, minimum counts and rotation turns of the `counted` entries; each
+    organisation that asked in a rotation (among `entries`) has its turns, 0 or more."""
+    used: dict[QuotaKey, int] = {}
+    counts: dict[PairKey, int] = {}
+    turns: list[dict[str, int]] = [{} for _ in rules.rotations]
+    for e in entries:
         for n in e.rotations:
-            season.turns[n].setdefault(e.request.by, 0)
-        if not (e.request.locked or e.request.id in season.granted):
-            continue
+            turns[n].setdefault(e.request.by, 0)
+    for e in counted:
         for k in e.quotas:
-            season.used[k] = season.used.get(k, 0) + amount(rules.quotas[k[0]], e.request)
+            used[k] = used.get(k, 0) + amount(rules.quotas[k[0]], e.request)
         for p in e.pairs:
-            season.counts[p] = season.counts.get(p, 0) + 1
+            counts[p] = counts.get(p, 0) + 1
         for n in e.rotations:
-            season.turns[n][e.request.by] += 1
+            turns[n][e.request.by] += 1
+    return used, counts, turns
 
 
 def season_reasons(scenario: Scenario, season: Season) -> dict[str, tuple[Reason, ...]]:

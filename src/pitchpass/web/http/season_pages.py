@@ -13,12 +13,16 @@ from pitchpass.web.http.pages import context, page_404, user_of
 from pitchpass.web.services import season
 
 
-@login_required
-def season_page(request: HttpRequest, competition_key: str) -> HttpResponse:
+def _view(request: HttpRequest, competition_key: str) -> season.SeasonView:
     try:
-        view = season.season_of(user_of(request), competition_key)
+        return season.season_of(user_of(request), competition_key)
     except ServiceError as refused:
         raise page_404(refused) from None
+
+
+@login_required
+def season_page(request: HttpRequest, competition_key: str) -> HttpResponse:
+    view = _view(request, competition_key)
     report = view.report
     labels = [rotation_label(r) for r in report["rotations"]]
     organisations = [
@@ -42,10 +46,6 @@ def season_page(request: HttpRequest, competition_key: str) -> HttpResponse:
 
 @login_required
 def season_plot(request: HttpRequest, competition_key: str) -> HttpResponse:
-    try:
-        view = season.season_of(user_of(request), competition_key)
-    except ServiceError as refused:
-        raise page_404(refused) from None
-    answer = HttpResponse(view.plot, content_type="image/svg+xml")
+    answer = HttpResponse(_view(request, competition_key).plot, content_type="image/svg+xml")
     answer["Cache-Control"] = "private, no-store"
     return answer
