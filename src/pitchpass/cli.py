@@ -662,6 +662,7 @@ def match_day(
         err.print(f"error {refused.message}", highlight=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     out.print(f"{match} at minute {waitlist.minute_of(row, now):+.0f}:")
+    out.print(f"  warned of a release to come: {', '.join(done.warned) or 'none'}")
     out.print(f"  released (not checked in): {', '.join(done.released) or 'none'}")
     out.print(f"  offers lapsed: {', '.join(done.lapsed) or 'none'}")
     out.print(f"  offered a place from the waitlist: {', '.join(done.promoted) or 'none'}")

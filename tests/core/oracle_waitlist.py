@@ -10,6 +10,7 @@ from typing import Any
 
 try:
     from .oracle import (
+        DEFAULT_TIERS,
         eligibility_reasons,
         oracle_decide,
         phases_of,
@@ -19,6 +20,7 @@ try:
     )
 except ImportError:  # tests/core is not a package: pytest puts it on sys.path
     from oracle import (  # type: ignore[no-redef]
+        DEFAULT_TIERS,
         eligibility_reasons,
         oracle_decide,
         phases_of,
@@ -73,28 +75,47 @@ def oracle_promote(
     return [rid for rid in listed if rid in granted]
 
 
-def oracle_no_shows(
+def oracle_releases(
     doc: Doc,
     grants: list[dict[str, Any]],
     scans: list[dict[str, Any]],
     minute: float,
-    before: int,
     since: dict[str, float] | None = None,
-) -> list[str]:
-    """scans: {"request", "direction", "minute"}, admitted ones; since: when each grant
-    was made (a grant made at or after its release minute is never released)."""
-    starts = {p["id"]: p["start"] for p in phases_of(doc)}
-    ends = {p["id"]: p["end"] for p in phases_of(doc)}
+    released: dict[str, list[str]] | None = None,
+) -> list[tuple[str, str, float]]:
+    """Releases due at `minute`, as (request, phase, release minute), from the contract
+    ("Releases"): per phase, release_before minutes before it starts but not sooner than
+    release_grace after the grant; none for an exempt tier, a phase already released,
+    one whose time is at or after its end, one ended by `minute`, or a crew that went in
+    by that time. scans: {"request", "direction", "minute"}, admitted ones."""
+    rules = (doc.get("policy") or {}).get("match_day") or {}
+    before = rules.get("release_before", 5)
+    grace = rules.get("release_grace", 60)
+    tiers = (doc.get("policy") or {}).get("tiers", DEFAULT_TIERS)
+    exempt = rules.get("release_exempt")
+    if exempt is None:
+        exempt = [t["name"] for t in tiers if t["rule"] == "host"]
+    match = doc["matches"][0]
+    phases = {p["id"]: p for p in phases_of(doc)}
     out = []
     for r in grants:
-        release = min(starts[p] for p in r["phases"]) - before
-        if release > minute or max(ends[p] for p in r["phases"]) <= minute:
+        if tier_of(r["by"], match, doc)[1] in exempt:
             continue
-        if since and r["id"] in since and since[r["id"]] >= release:
-            continue
-        came = [s for s in scans if s["request"] == r["id"] and s["direction"] == "in"]
-        if not [s for s in came if s["minute"] <= release]:
-            out.append(r["id"])
+        for phase_id in r["phases"]:
+            if phase_id in (released or {}).get(r["id"], []):
+                continue
+            phase = phases[phase_id]
+            when = phase["start"] - before
+            if since is not None and r["id"] in since:
+                when = max(when, since[r["id"]] + grace)
+            if when >= phase["end"] or when > minute or minute >= phase["end"]:
+                continue
+            came = [
+                s for s in scans
+                if s["request"] == r["id"] and s["direction"] == "in" and s["minute"] <= when
+            ]  # fmt: skip
+            if not came:
+                out.append((r["id"], phase_id, when))
     return out
 
 

@@ -5,7 +5,6 @@ no-show release and the no-show bar, the core against the oracle written from th
 from __future__ import annotations
 
 import copy
-import dataclasses
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,6 @@ from hypothesis import strategies as st
 from oracle import fits, venue_of
 from oracle_waitlist import (
     oracle_barred,
-    oracle_no_shows,
     oracle_promote,
     oracle_waiting,
     oracle_waitlist,
@@ -25,7 +23,6 @@ from oracle_waitlist import (
 from test_properties import scenarios
 
 from pitchpass.core import load_document
-from pitchpass.core.doors import IN, OUT, Scan
 from pitchpass.core.problems import ScenarioInvalid
 from pitchpass.core.waitlist import (
     NO_SHOW,
@@ -34,10 +31,8 @@ from pitchpass.core.waitlist import (
     Standing,
     barred,
     held_and_waiting,
-    no_shows,
     offer_until,
     promote,
-    release_minute,
     waitlist,
 )
 from profiles import examples
@@ -121,54 +116,9 @@ def test_offer_time_and_release_minute() -> None:
     plan = scenario.phases
     request = next(r for r in scenario.requests if r.phases == ("post-match",))
     post = next(p for p in plan if p.id == "post-match")
-    assert release_minute(request, plan, 5) == post.start - 5
     assert offer_until(request, plan, post.start - 5, 30) == post.start + 25
     # No later than the end of the first of its phases still to come.
     assert offer_until(request, plan, post.end - 10, 30) == post.end
-
-
-@settings(max_examples=examples(200))
-@given(
-    crews=st.lists(
-        st.tuples(st.sampled_from(["pre-match", "post-match"]), st.integers(0, 2)), max_size=5
-    ),
-    scans=st.lists(
-        st.tuples(st.integers(0, 4), st.sampled_from([IN, OUT]), st.integers(-150, 200)),
-        max_size=10,
-    ),
-    minute=st.integers(-150, 200),
-    before=st.integers(0, 14),
-    made=st.lists(st.integers(-200, 150), min_size=5, max_size=5),
-)
-def test_no_shows_match_the_oracle(
-    crews: Any, scans: Any, minute: int, before: int, made: list[int]
-) -> None:
-    doc = _seed()
-    scenario = load_document(copy.deepcopy(doc))
-    base = [r for r in doc["requests"] if r["match"] == MATCH][: len(crews)]
-    grants = [{**r, "phases": [phase]} for r, (phase, _) in zip(base, crews, strict=True)]
-    rows = [
-        {"request": grants[i]["id"], "direction": d, "minute": float(t)}
-        for i, d, t in scans
-        if i < len(grants)
-    ]
-    by_id = {r.id: r for r in scenario.requests}
-    core_grants = [dataclasses.replace(by_id[g["id"]], phases=tuple(g["phases"])) for g in grants]
-    core_scans = [Scan(s["request"], "tunnel", s["direction"], s["minute"]) for s in rows]
-    since = {g["id"]: float(t) for g, t in zip(grants, made, strict=False) if t % 3 == 0}
-    got = no_shows(core_grants, scenario.phases, core_scans, minute, before, since)
-    assert got == oracle_no_shows(doc, grants, rows, minute, before, since)
-
-
-def test_a_crew_that_went_in_in_time_is_no_no_show() -> None:
-    scenario = load_document(_seed())
-    request = next(r for r in scenario.requests if r.phases == ("post-match",))
-    at = release_minute(request, scenario.phases, 5)
-    on_time = [Scan(request.id, request.zone, IN, at)]
-    late = [Scan(request.id, request.zone, IN, at + 1)]
-    assert no_shows([request], scenario.phases, on_time, at + 60, 5) == []
-    assert no_shows([request], scenario.phases, late, at + 60, 5) == [request.id]
-    assert no_shows([request], scenario.phases, [], at - 1, 5) == [], "not yet its time"
 
 
 START = datetime(2026, 8, 1, tzinfo=UTC)
@@ -243,17 +193,6 @@ def test_match_day_fields_are_read_and_change_no_decision() -> None:
     assert decide_json(decide(scenario)) == plain
 
 
-def test_a_grant_made_after_its_release_minute_is_never_released() -> None:
-    """An accepted offer, a late publish: the crew could not have checked in in time."""
-    scenario = load_document(_seed())
-    request = next(r for r in scenario.requests if r.phases == ("post-match",))
-    at = release_minute(request, scenario.phases, 5)
-    assert no_shows([request], scenario.phases, [], at + 30, 5, {request.id: at - 1}) == [
-        request.id
-    ]
-    assert no_shows([request], scenario.phases, [], at + 30, 5, {request.id: at}) == []
-
-
 @settings(max_examples=examples(300))
 @given(
     rows=st.lists(
@@ -298,17 +237,3 @@ def test_an_open_offer_past_its_time_has_lapsed() -> None:
     assert offer_state("open", until, until - timedelta(seconds=1)) == "open"
     assert offer_state("open", until, until) == "lapsed"
     assert offer_state("accepted", until, until + timedelta(days=1)) == "accepted"
-
-
-def test_an_open_offer_holds_its_places_in_the_officers_proposals() -> None:
-    from pitchpass.core import decide_match
-    from pitchpass.core.codes import Status
-    from pitchpass.core.waitlist import holding
-
-    scenario = load_document(_seed())
-    assert holding(scenario, []) is scenario
-    held = holding(scenario, ["r24"])
-    assert [r.id for r in held.requests if r.locked != (r.id == "r24")] == []
-    result = decide_match(held, MATCH)
-    assert result.decision("r24").status is Status.GRANTED  # its places kept for its answer
-    assert decide_match(scenario, MATCH).decision("r24").status is Status.REFUSED

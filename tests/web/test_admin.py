@@ -171,6 +171,9 @@ def competition_form(competition: m.Competition, drop_phase: str = "") -> dict[s
         "release_before": competition.release_before,
         "accept_within": competition.accept_within,
         "no_show_limit": competition.no_show_limit,
+        "release_grace": competition.release_grace,
+        "release_warning": competition.release_warning,
+        "release_exempt": "null",
     }
     for prefix, rows, fields in (
         ("tiers", list(competition.tiers.all()), ("name", "rule", "position")),

@@ -255,3 +255,38 @@ def test_the_passes_pdf_is_made_by_the_worker_and_made_again_when_they_change(de
     again = page.get(f"/matches/{SEED}/passes.pdf")
     assert again.status_code == 200 and again.content != made.content
     assert _signed_in("steward").get(f"/matches/{SEED}/passes.pdf").status_code == 403
+
+
+def test_the_away_clubs_officer_works_none_of_the_home_clubs_doors(desk) -> None:
+    """Issue 26, section 3: the check-in API, the door page and its offline list answer
+    403 to the away club's officer; the home club's officer works them."""
+    code = _passes(desk["docs"])["r25"]["code"]
+    refused = _scan(desk["away"], code, "pitch-side", "pre-match")
+    assert refused.status_code == 403 and refused.json()["code"] == "forbidden"
+    assert m.Scan.objects.count() == 0  # nothing recorded
+    away = _signed_in("away")
+    assert away.get(f"/matches/{SEED}/door/").status_code == 403
+    listed = away.get(f"/matches/{SEED}/door/passes.json", {"zone": "pitch-side"})
+    assert listed.status_code == 403 and "home club" in listed.json()["message"]
+    assert _scan(desk["officer"], code, "pitch-side", "pre-match").status_code == 200
+
+
+def test_backdated_scans_never_admit_more_of_a_crew_than_the_crew(desk) -> None:
+    """A crew of 2 scanned in its crew plus three times, the later ones sent with ever
+    earlier `scanned` times (a door that was offline): at most 2 are ever admitted, and
+    the zone never counts more of it than 2 at any moment."""
+    code = _passes(desk["docs"])["r25"]["code"]
+    now = timezone.now()
+    admitted = 0
+    for n in range(5):  # 2 + 3: each one scanned a minute before the one before
+        when = (now - timedelta(minutes=n + 1)).isoformat()
+        verdict = _verdict(desk["steward"], code, "pitch-side", "pre-match", scanned=when)
+        admitted += verdict["result"] == "admitted"
+    assert admitted == 2
+    stored = m.Scan.objects.filter(request="r25", result="admitted")
+    scans = [
+        doors.core.Scan("r25", "pitch-side", s.direction, (s.scanned - now).total_seconds() / 60)
+        for s in stored
+    ]
+    counts = [doors.core.inside(scans, "pitch-side", x.minute).get("r25", 0) for x in scans]
+    assert max(counts) <= 2

@@ -456,3 +456,64 @@ def test_a_run_made_before_the_bar_moved_is_stale(desk) -> None:
     assert _decided(desk["officer"], "third")["p2"]["reasons"][0]["code"] == "no-shows"
     assert desk["officer"].post("/api/matches/third/publish").status_code == 200
     assert not m.Request.objects.get(match__key="third", key="p2").locked
+
+
+def test_releases_leave_a_grace_warn_first_spare_the_host_and_go_phase_by_phase(desk) -> None:
+    """Issue 26, section 2, on the seed match published at minute -121: nobody is
+    released a minute later (the grace, 60 minutes); crews not in are warned 30 minutes
+    before; Sky (the host) is never released; Sky Sports News misses pre-match and loses
+    that place only, keeps post-match once one of its crew has checked in."""
+    from pitchpass.web.persistence import store
+
+    match = m.Match.objects.get(key=SEED)
+    match.requests.filter(locked=True).update(granted_at=_at(-121))
+    assert waitlist.tend(SEED, _at(-120)).released == []  # a minute after the publish
+    warned = waitlist.tend(SEED, _at(-91)).warned
+    assert "r35" in warned and "r01" not in warned  # the host is never released
+    notice = m.Notice.objects.get(kind="release-warning", request="r35")
+    assert notice.data["phase"] == "pre-match" and notice.data["at"] == _at(-61).isoformat()
+    assert "unless one of its crew checks in" in notice.text
+    assert waitlist.tend(SEED, _at(-62)).released == []  # pre-match's own time was -65
+    done = waitlist.tend(SEED, _at(-61))
+    assert "r35" in done.released and "r01" not in done.released
+    r35 = m.Request.objects.get(match=match, key="r35")
+    assert r35.locked and r35.released == ["pre-match"] and not r35.revoked  # kept post-match
+    said = m.Notice.objects.get(kind="released", request="r35")
+    assert "60 minutes after its grant was published" in said.text and "pre-match" in said.text
+    exported = next(r for r in store.export(SEED)["requests"] if r["id"] == "r35")
+    assert exported["phases"] == ["post-match"]
+    passes = {p["request"]: p for p in desk["officer"].get(f"/api/matches/{SEED}/passes").json()}
+    assert passes["r35"]["phases"] == ["post-match"]
+    # One of its crew comes at minute 30: its post-match place stays (release at 107).
+    m.Scan.objects.create(
+        match=match, request="r35", zone="press-conference", phase="post-match", direction="in",
+        result="admitted", text="in", scanned=_at(30), received=_at(30),
+    )  # fmt: skip
+    assert "r35" not in waitlist.tend(SEED, _at(108)).released
+    assert m.Request.objects.get(match=match, key="r35").locked
+    host = m.Request.objects.get(match=match, key="r01")
+    assert host.locked and host.released == []
+
+
+def test_the_board_says_before_a_publish_who_it_puts_inside_its_release_time(desk) -> None:
+    """A grant about to be published 100 minutes before kick-off: its pre-match place
+    (release time -65) would go at -40, the grace after the publish; the officer reads
+    who and when before clicking Publish, on the board and its page."""
+    from pitchpass.web.services import views
+
+    match = m.Match.objects.get(key=SEED)
+    m.Request.objects.create(
+        match=match, key="x1", by=m.Organisation.objects.get(key="bt-sport"),
+        zone=match.venue.zones.get(key="mixed-zone"), phases=["pre-match"], crew=1,
+        submitted=_at(-10 * 24 * 60), position=999, changed_in=match.version + 1,
+    )  # fmt: skip
+    changed(match)
+    assert _decided(desk["officer"], SEED)["x1"]["status"] == "granted"
+    board = views.board_of(_user("officer"), SEED, {}, _at(-100))
+    assert board.publishable
+    assert [(x["request"], x["phase"]) for x in board.release_soon] == [("x1", "pre-match")]
+    assert "(minute -40)" in board.release_soon[0]["at_text"]
+    later = views.board_of(_user("officer"), SEED, {}, _at(-200))  # the phase's own time
+    assert later.release_soon == []
+    media = views.board_of(_user("bt"), SEED, {}, _at(-100))
+    assert media.release_soon == []  # the officer's, before publishing

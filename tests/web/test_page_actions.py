@@ -474,7 +474,10 @@ def test_a_revoked_grant_leaves_its_organisations_views_working(site) -> None:
         assert who.get(BOARD).status_code == 200
         assert who.get(f"/api/matches/{MATCH}/coverage").status_code == 200
     seen = docs.get(f"/api/matches/{MATCH}/decisions").json()
-    assert "r25" not in {d["request"] for d in seen["decisions"]} | set(seen["waiting"])
+    assert "r25" not in seen["waiting"]  # the match day's record says what became of it
+    r25 = next(d for d in seen["decisions"] if d["request"] == "r25")
+    assert (r25["status"], r25["state"]) == ("revoked", "revoked")
+    assert r25["reasons"] == [{"code": "revoked", "text": "no accreditation"}]
     listed = docs.get(f"/api/matches/{MATCH}/requests/r25").json()
     assert listed["revoked"] == "no accreditation"
 
@@ -1324,13 +1327,16 @@ def test_the_demo_also_plays_the_match_now_published_and_tended_by_the_worker() 
     assert playing is not None and playing.key == "mun-mci-2017-12-10-match-day"
     assert now - playing.kickoff - demo_site.IN_PLAY < timedelta(minutes=1)
     assert playing.requests.filter(locked=True).count() == 36  # published: all but r24
-    # Published at the demo's start (minute 100): nothing is released at once (a grant
-    # made after its release time keeps its place); at minute 107 the post-match tunnel
-    # crews not checked in lose theirs, which go to the documentary crew, first waiting.
+    # Published at the demo's start (minute 100): nothing is released at once (the grace
+    # after a publish, 60 minutes); the post-match tunnel crews not checked in are warned
+    # at minute 130 and lose their places at 160, which go to the documentary crew.
+    published = playing.requests.filter(locked=True).values_list("granted_at", flat=True)[0]
     at_once = waitlist.tend(playing.key, now)
     assert (at_once.released, at_once.promoted) == ([], [])
-    assert at_once.next_at == playing.kickoff + timedelta(minutes=107)
-    later = waitlist.tend(playing.key, playing.kickoff + timedelta(minutes=108))
+    assert at_once.next_at == published + timedelta(minutes=30)  # the warning
+    warned = waitlist.tend(playing.key, published + timedelta(minutes=31)).warned
+    assert "r02" in warned and "r01" not in warned  # Sky, the host, is never released
+    later = waitlist.tend(playing.key, published + timedelta(minutes=61))
     assert "r02" in later.released and "r01" not in later.released
     assert later.promoted == ["r24"]
     assert playing.incidents.count() == 2

@@ -292,7 +292,10 @@ def test_overrides_with_a_reason_change_the_proposal(api) -> None:
     assert [d["request"] for d in refused["decisions"]] == [
         r["id"] for r in api["admin"].get(f"/api/matches/{MATCH}/requests").json()
     ]
-    assert api["officer"].get(f"/api/matches/{MATCH}/decisions").json() == refused | {"waiting": []}
+    shown = api["officer"].get(f"/api/matches/{MATCH}/decisions").json()
+    assert {d["state"] for d in shown["decisions"]} == {"proposed"}  # nothing published yet
+    stripped = [{k: v for k, v in d.items() if k != "state"} for d in shown["decisions"]]
+    assert shown | {"decisions": stripped} == refused | {"waiting": []}
     assert m.AuditEntry.objects.filter(action="override").count() == 2
 
 
@@ -364,12 +367,19 @@ def test_a_run_made_before_a_change_cannot_be_published(api) -> None:
     assert tunnel["used"] <= tunnel["capacity"]
 
 
-def test_revoke_then_publish_again_needs_a_new_decide(api) -> None:
+def test_a_revoke_is_match_day_record_not_a_reason_to_decide_again(api) -> None:
+    """A revoke is written in the match day's record (core/record.py): the run stays
+    current, a publish after it publishes nothing more, and the revoked grant stays
+    revoked (issue 26: match-day events never ask for "decide again")."""
     post(api["officer"], "/decide")
     post(api["officer"], "/publish")
     post(api["officer"], "/requests/r02/revoke", {"reason": "crew swapped"})
-    assert post(api["officer"], "/publish").status_code == 409
+    again = post(api["officer"], "/publish")
+    assert again.status_code == 200 and again.json()["published"] == []
     assert not m.Request.objects.get(match__key=MATCH, key="r02").locked
+    shown = api["officer"].get(f"/api/matches/{MATCH}/decisions").json()
+    r02 = next(d for d in shown["decisions"] if d["request"] == "r02")
+    assert (r02["status"], r02["state"]) == ("revoked", "revoked")
 
 
 def test_a_published_grant_is_revoked_not_overridden(api) -> None:

@@ -20,6 +20,13 @@ class ReasonCode(StrEnum):
     MINIMUM = "minimum"
     ROTATION = "rotation"
     SEASON = "season"  # refused where its match on its own grants it, by a rule at one remove
+    # The match-day record's own (core/record.py, the desk only): a place offered from the
+    # waitlist declined or not accepted in time, a published grant released as a no-show
+    # or revoked by hand.
+    DECLINED = "declined"
+    LAPSED = "lapsed"
+    RELEASED = "released"
+    REVOKED = "revoked"
 
 
 class Status(StrEnum):
@@ -30,6 +37,7 @@ class Status(StrEnum):
     # and a request sent or changed since the last decide.
     REVOKED = "revoked"
     WAITING = "waiting"
+    OFFERED = "offered"  # offered a place from the waitlist, its crew not answered yet
 
 
 class Mode(StrEnum):

@@ -162,6 +162,32 @@ def inside(scans: Iterable[Scan], zone: str, minute: float | None = None) -> dic
     return {request: n for request, n in count.items() if n > 0}
 
 
+def peaks_from(scans: Iterable[Scan], zone: str, minute: float) -> tuple[dict[str, int], int]:
+    """The most of each crew, and the most people, inside `zone` at any moment from
+    `minute` on, from the admitted scans in the order they happened: what one more person
+    let in at `minute` would be added to. A scan sent later from a door that was offline
+    (its `scanned` time in the past) is checked against these, not against the count at
+    its own moment alone: later scans already admitted stand, so a backdated one never
+    puts more of a crew inside than its crew, nor more people than the zone's places."""
+    count: dict[str, int] = {}
+    crews: dict[str, int] = {}
+    people = 0
+    started = False
+    for scan in sorted((s for s in scans if s.zone == zone), key=lambda s: s.minute):
+        if not started and scan.minute > minute:
+            started = True
+            crews = dict(count)
+            people = sum(count.values())
+        step = 1 if scan.direction == IN else -1
+        count[scan.request] = max(0, count.get(scan.request, 0) + step)
+        if started:
+            crews[scan.request] = max(crews.get(scan.request, 0), count[scan.request])
+            people = max(people, sum(count.values()))
+    if not started:
+        crews, people = dict(count), sum(count.values())
+    return {k: n for k, n in crews.items() if n > 0}, people
+
+
 def present(
     scans: Iterable[Scan], zone: str, minute: float, filming: Iterable[Request]
 ) -> list[str]:

@@ -129,14 +129,20 @@ DEFAULT_PHASES = (
 
 @dataclass(frozen=True)
 class MatchDay:
-    """The desk's match-day rules (docs/scenario-extensions.md, "Match day"): a crew not
-    checked in `release_before` minutes before its first phase loses its place; a crew
-    promoted from the waitlist has `accept_within` minutes to accept; `no_show_limit`
-    no-shows in a competition refuse the organisation's next request (0: never)."""
+    """The desk's match-day rules (docs/scenario-extensions.md, "Match day" and
+    "Releases"): a crew not checked in `release_before` minutes before a phase loses its
+    place in that phase, never sooner than `release_grace` minutes after its grant was
+    published, warned `release_warning` minutes before; the tiers `release_exempt` (None:
+    those of the host rule) are never released; a crew promoted from the waitlist has
+    `accept_within` minutes to accept; `no_show_limit` no-shows in a competition refuse
+    the organisation's next request (0: never)."""
 
     release_before: int = 5
     accept_within: int = 30
     no_show_limit: int = 2
+    release_grace: int = 60
+    release_warning: int = 30
+    release_exempt: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

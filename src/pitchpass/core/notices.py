@@ -6,9 +6,10 @@ A notice only ever carries its addressee's own requests: a request's proposal ch
 (`decided`, or `bumped` when a grant of the last proposal became a refusal), its grant
 published (`granted`), its refusal published (`refused`, with the reasons, told again
 only when they change), a published grant taken back (`revoked`), a place offered from
-the waitlist (`promoted`), a club asked for consent to its own room (`consent-asked`),
-and an incident logged where and when the organisation holds a published place
-(`incident`).
+the waitlist (`promoted`), a crew not in yet warned before its place is released
+(`release-warning`), one phase's place released (`released`), a club asked for consent
+to its own room (`consent-asked`), and an incident logged where and when the
+organisation holds a published place (`incident`).
 """
 
 from __future__ import annotations
@@ -26,10 +27,15 @@ GRANTED = "granted"
 REFUSED = "refused"
 REVOKED = "revoked"
 PROMOTED = "promoted"
+RELEASE_WARNING = "release-warning"
+RELEASED = "released"
 CONSENT_ASKED = "consent-asked"
 INCIDENT = "incident"
 
-KINDS = (DECIDED, BUMPED, GRANTED, REFUSED, REVOKED, PROMOTED, CONSENT_ASKED, INCIDENT)
+KINDS = (
+    DECIDED, BUMPED, GRANTED, REFUSED, REVOKED, PROMOTED, RELEASE_WARNING, RELEASED,
+    CONSENT_ASKED, INCIDENT,
+)  # fmt: skip
 
 WORDS = {
     DECIDED: "a request's proposed decision (a decide or an override)",
@@ -38,6 +44,8 @@ WORDS = {
     REFUSED: "a refusal published, with its reasons",
     REVOKED: "a published grant revoked",
     PROMOTED: "a place offered from the waitlist",
+    RELEASE_WARNING: "a published place about to be released: none of its crew in yet",
+    RELEASED: "a phase's published place released, none of its crew having come",
     CONSENT_ASKED: "a club's consent asked for its own room",
     INCIDENT: "an incident logged where the organisation holds a place",
 }

@@ -109,7 +109,7 @@ def policy(reader: Reader, top: dict[str, Any], org_ids: list[str]) -> Policy:
     tiers = default.tiers
     if item.get("tiers") is not None:
         tiers = tuple(_tiers(reader, item, org_ids))
-    return Policy(deadline, mode, tiers, _match_day(reader, item))
+    return Policy(deadline, mode, tiers, _match_day(reader, item, [t.name for t in tiers]))
 
 
 # A crew is released only after its door has opened (core/doors.py): it could check in.
@@ -117,14 +117,22 @@ DOORS_OPEN = OPENS_BEFORE
 MAX_ACCEPT = 24 * 60
 
 
-def _match_day(reader: Reader, policy: dict[str, Any]) -> MatchDay:
+MAX_RELEASE_MINUTES = 24 * 60  # a grace or a warning longer than a day is a slip
+
+
+def _match_day(reader: Reader, policy: dict[str, Any], tier_names: list[str]) -> MatchDay:
     default = MatchDay()
     if policy.get("match_day") is None:
         return default
     path = "policy.match_day"
     item = reader.mapping(
-        policy["match_day"], path, ("release_before", "accept_within", "no_show_limit")
-    )
+        policy["match_day"],
+        path,
+        (
+            "release_before", "accept_within", "no_show_limit", "release_grace",
+            "release_warning", "release_exempt",
+        ),
+    )  # fmt: skip
     if item is None:
         return default
     release = reader.integer(item, "release_before", path, 0, default.release_before)
@@ -140,10 +148,25 @@ def _match_day(reader: Reader, policy: dict[str, Any]) -> MatchDay:
         reader.problem(f"{path}.accept_within", f"must be at most {MAX_ACCEPT}, not {accept}")
         accept = None
     limit = reader.integer(item, "no_show_limit", path, 0, default.no_show_limit)
+    minutes = {}
+    for key in ("release_grace", "release_warning"):
+        found = reader.integer(item, key, path, 0, getattr(default, key))
+        if found is not None and found > MAX_RELEASE_MINUTES:
+            reader.problem(f"{path}.{key}", f"must be at most {MAX_RELEASE_MINUTES}, not {found}")
+            found = None
+        minutes[key] = getattr(default, key) if found is None else found
+    exempt = default.release_exempt
+    if item.get("release_exempt") is not None:
+        exempt = tuple(reader.id_list(item, "release_exempt", path, required=False))
+        for i, name in enumerate(exempt):
+            reader.reference(name, f"{path}.release_exempt[{i}]", tier_names, "tier")
     return MatchDay(
         default.release_before if release is None else release,
         default.accept_within if accept is None else accept,
         default.no_show_limit if limit is None else limit,
+        minutes["release_grace"],
+        minutes["release_warning"],
+        exempt,
     )
 
 

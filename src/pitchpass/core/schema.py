@@ -146,6 +146,9 @@ def scenario_schema() -> dict[str, Any]:
                         {
                             "release_before": {"type": "integer", "minimum": 0, "maximum": 14},
                             "accept_within": {"type": "integer", "minimum": 1, "maximum": 1440},
+                            "release_grace": {"type": "integer", "minimum": 0, "maximum": 1440},
+                            "release_warning": {"type": "integer", "minimum": 0, "maximum": 1440},
+                            "release_exempt": {"type": "array", "items": _ID},
                             "no_show_limit": {
                                 "type": "integer",
                                 "minimum": 0,

@@ -6,13 +6,12 @@ clock (as minutes after kick-off, or as moments)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from pitchpass.core.codes import ReasonCode, Status
 from pitchpass.core.decide import MatchResult, decide_match
-from pitchpass.core.doors import IN, Scan
 from pitchpass.core.model import Phase, Request, Scenario
 from pitchpass.core.policy import club_names, ineligibility, tier_of
 
@@ -122,20 +121,6 @@ def promote(
     return Promotion(tuple(w.request for w in listed if w.request in granted), result)
 
 
-def holding(scenario: Scenario, offered: Iterable[str]) -> Scenario:
-    """The scenario as the officer's proposals decide it while offers are open (docs
-    "Open offers hold their places"): each request of `offered` `locked`, so that no
-    decide, grant by hand or what-if gives its places to another; it is granted in the
-    proposal and becomes a published grant only when its crew accepts."""
-    keep = set(offered)
-    if not keep:
-        return scenario
-    requests = tuple(
-        dataclasses.replace(r, locked=True) if r.id in keep else r for r in scenario.requests
-    )
-    return dataclasses.replace(scenario, requests=requests)
-
-
 LAPSED = "lapsed"  # an offer's state once its time passed unanswered
 
 
@@ -143,11 +128,6 @@ def offer_state(state: str, until: datetime, now: datetime) -> str:
     """An offer's state at `now`: an open one past its time has lapsed, whether or not
     the worker has marked it yet (it is answered as lapsed, never accepted)."""
     return LAPSED if state == OPEN and until <= now else state
-
-
-def first_start(request: Request, plan: Sequence[Phase]) -> float:
-    starts = {p.id: p.start for p in plan}
-    return min(starts[p] for p in request.phases)
 
 
 def offer_until(
@@ -158,42 +138,6 @@ def offer_until(
     ends = sorted(p.end for p in plan if p.id in request.phases and p.end > minute)
     latest = ends[0] if ends else minute
     return min(minute + accept_within, latest)
-
-
-def release_minute(request: Request, plan: Sequence[Phase], release_before: int) -> float:
-    """When a published grant whose crew has not checked in loses its place."""
-    return first_start(request, plan) - release_before
-
-
-def checked_in(request_id: str, scans: Iterable[Scan], by_minute: float) -> bool:
-    """Whether one of the crew went in at a door (an admitted scan in) by `by_minute`."""
-    return any(
-        s.request == request_id and s.direction == IN and s.minute <= by_minute for s in scans
-    )
-
-
-def no_shows(
-    grants: Iterable[Request],
-    plan: Sequence[Phase],
-    scans: Sequence[Scan],
-    minute: float,
-    release_before: int,
-    since: Mapping[str, float] | None = None,
-) -> list[str]:
-    """The published grants (in the order given) whose release minute has come by `minute`
-    and none of whose crew went in at any door by then: they lose their places, while one
-    of their phases has not ended (a place after its phases is of no use to anyone). A
-    grant made at or after its release minute (`since`: the minute it was published or
-    its offer accepted) is never released: its crew could not have checked in by then."""
-    made = since or {}
-    out = []
-    for r in grants:
-        at = release_minute(r, plan, release_before)
-        if r.id in made and made[r.id] >= at:
-            continue
-        if at <= minute and still_wanted(r, plan, minute) and not checked_in(r.id, scans, at):
-            out.append(r.id)
-    return out
 
 
 NO_SHOW, REQUEST = "no-show", "request"

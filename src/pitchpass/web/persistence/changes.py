@@ -58,6 +58,16 @@ def changed(match: m.Match) -> None:
     match.version += 1
 
 
+def recorded(match: m.Match) -> None:
+    """Record a match-day event (a release, an offer made or answered, a revoke): the
+    version moves on, for what is read of the match, but the match day's record decides
+    the requests it touched (core/record.py), not a run: a run that was current stays
+    current, and nobody is asked to decide again (the caller holds the lock)."""
+    was = match.version
+    changed(match)
+    m.DecisionRun.objects.filter(match=match, version=was).update(version=match.version)
+
+
 def stored_invalid(problem: Any) -> str:
     """Said to whoever meets it, a broadcaster too: what is wrong, and who can put it right."""
     return (

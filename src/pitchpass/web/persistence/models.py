@@ -55,6 +55,12 @@ class Competition(models.Model):
     release_before = models.PositiveIntegerField(default=5)
     accept_within = models.PositiveIntegerField(default=30)
     no_show_limit = models.PositiveIntegerField(default=2)
+    # Releases (docs/scenario-extensions.md, "Releases"): none sooner than `release_grace`
+    # minutes after the publish that granted the place, the crew warned `release_warning`
+    # minutes before; the tiers named never released (None: those of the host rule).
+    release_grace = models.PositiveIntegerField(default=60)
+    release_warning = models.PositiveIntegerField(default=30)
+    release_exempt = models.JSONField(null=True, blank=True, default=None)
     # The season rules as the loaded file wrote them (`policy.season`, validated by the core;
     # None: none). Only the season report reads them: the desk decides each match on its own.
     season = models.JSONField(null=True, blank=True, default=None)
@@ -213,6 +219,9 @@ class Request(models.Model):
     # When it became a published grant (a publish, an accepted offer): a grant made after
     # its release time is not released (core/waitlist.py). None: loaded so, or before.
     granted_at = models.DateTimeField(null=True, blank=True, default=None)
+    # The phases of a published grant released as a no-show, one by one (core/release.py):
+    # it keeps its other phases; all of them released, it is released whole (`no_show`).
+    released = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["match", "position"]

@@ -22,6 +22,7 @@ from pitchpass.core import (
     ScenarioInvalid,
     check_document,
     load_document,
+    record,
     waitlist,
 )
 from pitchpass.core.model import DEFAULT_PHASES, MatchDay, Phase
@@ -279,6 +280,9 @@ def _competition(
             "release_before": scenario.policy.match_day.release_before,
             "accept_within": scenario.policy.match_day.accept_within,
             "no_show_limit": scenario.policy.match_day.no_show_limit,
+            "release_grace": scenario.policy.match_day.release_grace,
+            "release_warning": scenario.policy.match_day.release_warning,
+            "release_exempt": _listed(scenario.policy.match_day.release_exempt),
             "season": policy.get("season") if scenario.policy.season is not None else None,
         },
     )
@@ -416,24 +420,29 @@ def _incident_row(match: m.Match, position: int, raw: dict[str, Any]) -> m.Incid
     return row
 
 
-def export(match_key: str, entries: bool = True) -> dict[str, Any]:
+def export(match_key: str, entries: bool = True, now: datetime | None = None) -> dict[str, Any]:
     """One match as a scenario document, with everything it needs and nothing else.
     Without `entries`: its frame, no requests and no incidents (what a new one is checked
     against: the core checks each on its own against the competition, policy, phases,
-    venue, organisations and match)."""
+    venue, organisations and match). Its requests as the match day's record has them at
+    `now` (default: the clock's now)."""
     match = m.Match.objects.select_related("competition", "venue", "home", "away", "host").get(
         key=match_key
     )
     competition = match.competition
-    requests = (
+    rows = (
         list(
             match.requests.filter(revoked="")
-            .select_related("by", "zone")
+            .select_related("by", "zone", "offer")
             .prefetch_related("consent")
         )
         if entries
         else []
     )  # a revoked request is out of the decisions: the scenario does not list it
+    # The engine's view is the match day's record (core/record.py): a place offered and
+    # not answered yet is held (locked), one declined or lapsed is decided by nobody.
+    held = {key: record.engine_locked(e.state) for key, e in record_of(match, rows, now).items()}
+    requests = [r for r in rows if held.get(r.key) is not None]
     incidents = list(match.incidents.select_related("zone")) if entries else []
     zones = list(match.venue.zones.all())
     cameras = list(match.venue.cameras.select_related("zone", "operator"))
@@ -457,9 +466,37 @@ def export(match_key: str, entries: bool = True) -> dict[str, Any]:
             for o in sorted(named, key=lambda o: (o.position, o.key))
         ],
         "matches": [match_json(match)],
-        "requests": _barred(match, [request_json(match.key, r) for r in requests]),
+        "requests": _barred(
+            match,
+            [_held(request_json(match.key, r), held.get(r.key), r.released) for r in requests],
+        ),
         "incidents": [_incident(match.key, i) for i in incidents],
     }
+
+
+def _held(request: dict[str, Any], held: bool | None, released: list[str]) -> dict[str, Any]:
+    """A request as the engine gets it: locked if it holds its places, without the phases
+    released as a no-show (core/release.py: it keeps the others)."""
+    if released:
+        request = {**request, "phases": [p for p in request["phases"] if p not in released]}
+    return {**request, "locked": True} if held else request
+
+
+def record_of(
+    match: m.Match, rows: list[m.Request] | None = None, now: datetime | None = None
+) -> dict[str, record.Entry]:
+    """Each request's state after publish (core/record.py), from what was written as it
+    happened: the request's row (published, revoked, released) and its offer, if any.
+    `rows`: the match's requests read already with their offers (else read here)."""
+    now = now or datetime.now(UTC)
+    if rows is None:
+        rows = list(match.requests.select_related("offer"))
+    out = {}
+    for r in rows:
+        offer = getattr(r, "offer", None)  # the reverse one-to-one, read with the row
+        state, until = (offer.state, offer.until) if offer is not None else (None, None)
+        out[r.key] = record.state_of(r.locked, r.revoked, r.no_show is not None, state, until, now)
+    return out
 
 
 def competition_json(
@@ -574,8 +611,8 @@ def next_position(match_pk: int) -> tuple[str, list[Any]]:
 
 
 def request_rows(match: m.Match) -> QuerySet[m.Request]:
-    """The match's requests, revoked ones too, with requester, zone and consent."""
-    return match.requests.select_related("by", "zone").prefetch_related("consent")
+    """The match's requests, revoked ones too, with requester, zone, consent and offer."""
+    return match.requests.select_related("by", "zone", "offer").prefetch_related("consent")
 
 
 def plan_of(match: m.Match) -> tuple[Phase, ...]:
@@ -714,12 +751,22 @@ def match_keys() -> list[str]:
 
 
 def _match_day(competition: m.Competition) -> dict[str, Any]:
-    """The policy's match_day, when not the defaults (a file without it reads the same)."""
+    """The policy's match_day, when not the defaults (a file without it reads the same);
+    `release_exempt` only when named (None: the host rule's tiers)."""
     given = {
         "release_before": competition.release_before,
         "accept_within": competition.accept_within,
         "no_show_limit": competition.no_show_limit,
+        "release_grace": competition.release_grace,
+        "release_warning": competition.release_warning,
+        "release_exempt": competition.release_exempt,
     }
     default = MatchDay()
-    same = given == {k: getattr(default, k) for k in given}
+    same = given == {k: getattr(default, k) for k in given}  # release_exempt: None
+    if given["release_exempt"] is None:
+        del given["release_exempt"]
     return {} if same else {"match_day": given}
+
+
+def _listed(names: Any) -> list[str] | None:
+    return None if names is None else list(names)

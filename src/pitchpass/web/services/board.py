@@ -13,7 +13,7 @@ from pitchpass.core.codes import Status
 from pitchpass.core.room import Room
 from pitchpass.web.persistence import models as m
 
-STATUSES = (Status.GRANTED, Status.REFUSED, Status.REVOKED, Status.WAITING)
+STATUSES = (Status.GRANTED, Status.REFUSED, Status.OFFERED, Status.REVOKED, Status.WAITING)
 
 
 def grid(usage: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -35,21 +35,19 @@ def fullest(usage: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 def request_rows(
     requests: Iterable[m.Request],
-    decisions: Mapping[str, dict[str, Any]],
+    shown: Mapping[str, dict[str, Any]],
     filters: Mapping[str, str],
     by_hand: Mapping[str, str] | None = None,
 ) -> list[dict[str, Any]]:
-    """One row per request, with its decision (None: submitted since the last decide) and
-    the officer's reason if it was overridden by hand, kept if it passes the filters:
-    status, zone, and text found in its id or requester."""
+    """One row per request, with what every view shows of it (`shown`: the match day's
+    record over its run's decision, decisions.as_recorded) and the officer's reason if it
+    was overridden by hand, kept if it passes the filters: status, zone, and text found
+    in its id or requester."""
     text = filters.get("q", "").strip().lower()
     rows = []
     for r in requests:
-        decision = decisions.get(r.key)
-        status = decision["status"] if decision else Status.WAITING
-        if r.revoked:  # out of every decision since; its reason is the officer's
-            status = Status.REVOKED
-            decision = {"status": Status.REFUSED, "tier": "", "reasons": [{"text": r.revoked}]}
+        decision = shown[r.key]
+        status = decision["status"]
         if filters.get("status") and filters["status"] != status:
             continue
         if filters.get("zone") and filters["zone"] != r.zone.key:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -41,14 +42,17 @@ from pitchpass.core.overrides import standing as standing_overrides
 from pitchpass.core.places import footprint
 from pitchpass.core.policy import club_names, ineligibility
 from pitchpass.core.reasons import Reason, places_to_fit
+from pitchpass.core.record import HOLDS, Entry, State, publish_fits, shown, to_publish
+from pitchpass.core.record import usage as record_usage
+from pitchpass.core.release import at_publish as release_at_publish
+from pitchpass.core.release import exempt_tiers
 from pitchpass.core.report import match_json
 from pitchpass.core.room import Room, room_for
-from pitchpass.core.waitlist import holding
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 from pitchpass.web.persistence.audit import audit
-from pitchpass.web.persistence.changes import changed, check_text
+from pitchpass.web.persistence.changes import changed, check_text, recorded
 from pitchpass.web.services import access, doors, notices, waitlist
 from pitchpass.web.services.access import check_manages, managed
 from pitchpass.web.services.snapshot import lasting, once, requests_of, scenario_of
@@ -58,17 +62,10 @@ def do_decide(user: User, match_key: str) -> dict[str, Any]:
     """Decide the match as stored (a proposal) and keep the run. Locks the match."""
     with transaction.atomic():
         match = managed(user, match_key)
-        output = match_json(decide_match(proposal_of(match), match.key))
+        output = match_json(decide_match(scenario_of(match), match.key))
         run = _save_run(match, user, output, [])
         audit(user, "decide", match, f"run {run.number}", None, output)
         return output
-
-
-def proposal_of(match: m.Match) -> Scenario:
-    """The match as the officer's proposals (decide, override, what-if, the board as it
-    stands) decide it: the places offered to the waitlist and not answered yet are held,
-    as published grants are (core.waitlist.holding)."""
-    return once("proposal", match, lambda: holding(scenario_of(match), waitlist.offered(match)))
 
 
 def _save_run(
@@ -76,7 +73,7 @@ def _save_run(
 ) -> m.DecisionRun:
     number = (match.runs.aggregate(n=Max("number"))["n"] or 0) + 1
     rows = {r.key: r for r in match.requests.select_related("zone")}
-    offered = waitlist.offered(match)  # held by the proposal (proposal_of)
+    record = waitlist.record_of(match)
     before = match.runs.order_by("-number").first()
     run = m.DecisionRun.objects.create(
         match=match,
@@ -85,7 +82,7 @@ def _save_run(
         output=output,
         overrides=overrides,
         # held when it was made: the published grants and the offers open
-        locked=sorted({key for key, r in rows.items() if r.locked} | set(offered)),
+        locked=sorted(key for key, e in record.items() if e.state in HOLDS),
         made_by=user,
     )
     m.Decision.objects.bulk_create(
@@ -98,7 +95,8 @@ def _save_run(
         )
         for d in output["decisions"]
     )
-    notices.after_run(match, before, output, rows, offered)
+    # Only of what a run decides: a request the record decides is told by its event.
+    notices.after_run(match, before, output, rows, decided_by_record(record))
     return run
 
 
@@ -142,7 +140,7 @@ def do_override(
                 f"{request_id} has been offered a place and holds it until its crew answers or"
                 " the offer lapses: it is decided by hand after that",
             )
-        scenario = proposal_of(match)
+        scenario = scenario_of(match)
         kept = _kept_overrides(match, scenario)  # not those withdrawn or lapsed since
         if status == Status.GRANTED:
             check_grant(scenario, match.key, kept, request_id)
@@ -207,11 +205,41 @@ def current_decisions(user: User, match_key: str) -> dict[str, Any]:
         raise ServiceError(ErrorCode.NOT_FOUND, "this match has not been decided yet")
     output = dict(run.output)
     visible = list(access.visible_requests(user, match))
-    decided = decided_in(run, visible)
-    output["decisions"] = [d for d in output["decisions"] if d["request"] in decided]
-    output["waiting"] = [r.key for r in visible if r.key not in decided and not r.revoked]
+    shown = as_recorded(match, run, visible)
+    output["decisions"] = [
+        {"request": r.key, **shown[r.key]} for r in visible if shown[r.key]["state"] != "waiting"
+    ]
+    output["waiting"] = [r.key for r in visible if shown[r.key]["state"] == "waiting"]
     output["incidents"] = _hide_others(user, match, output["incidents"])
     return output
+
+
+def as_recorded(
+    match: m.Match, run: m.DecisionRun | None, requests: Sequence[m.Request]
+) -> dict[str, dict[str, Any]]:
+    """Each of `requests` as every view shows it (core.record.shown): the match day's
+    record over the run's decision of it (status, tier, reasons, state)."""
+    record = waitlist.record_of(match)
+    decided = decided_in(run, requests)
+    published = run is not None and run.published is not None
+    out = {}
+    for r in requests:
+        decision = decided.get(r.key)
+        if decision is not None:
+            decision = {k: v for k, v in decision.items() if k != "request"}
+        out[r.key] = shown(record.get(r.key, Entry(State.OPEN)), decision, published)
+    return out
+
+
+def still_open(match: m.Match) -> set[str]:
+    """The match's requests that the runs decide: nothing published or offered of them,
+    none declined, lapsed, released or revoked (the match day's record decides those)."""
+    return {key for key, e in waitlist.record_of(match).items() if e.state is State.OPEN}
+
+
+def decided_by_record(record: dict[str, Entry]) -> set[str]:
+    """The requests whose state the match day's record decides, not a run."""
+    return {key for key, e in record.items() if e.state is not State.OPEN}
 
 
 def decided_in(run: m.DecisionRun | None, requests: Any) -> dict[str, dict[str, Any]]:
@@ -233,17 +261,16 @@ def do_publish(user: User, match_key: str) -> list[str]:
         if run.version != match.version:
             raise ServiceError(
                 ErrorCode.STALE_RUN,
-                "the match changed since the last decide (a request, a consent, a crew released"
-                " as a no-show, an offer answered, or its venue or"
-                " competition data): decide again",
+                "the match changed since the last decide (a request, a consent, or its venue"
+                " or competition data): decide again",
             )
         _check_bar_unchanged(match, run)
-        rows = match.requests.filter(
-            decisions__run=run, decisions__status=Status.GRANTED, locked=False
-        ).exclude(offer__state=m.Offer.OPEN)  # an offer is published when accepted
-        newly = sorted(rows.values_list("key", flat=True))
+        granted = match.requests.filter(decisions__run=run, decisions__status=Status.GRANTED)
+        # Only the grants still open: published ones are, an offer is when accepted.
+        newly = to_publish(granted.values_list("key", flat=True), waitlist.record_of(match))
+        _check_fits(match, newly)
         already = sorted(published_keys(match))
-        m.Request.objects.filter(pk__in=[r.pk for r in rows]).update(
+        m.Request.objects.filter(match=match, key__in=newly).update(
             locked=True, granted_at=timezone.now()
         )
         changed(match)
@@ -262,6 +289,20 @@ def do_publish(user: User, match_key: str) -> list[str]:
             {"published": sorted([*already, *newly]), "newly": newly},
         )
         return newly
+
+
+def _check_fits(match: m.Match, newly: list[str]) -> None:
+    """The grants about to be published fit beside what the match day's record holds
+    now (an offer accepted or made since the run may have taken their places): else a
+    409 naming each zone and phase, its places and who is there."""
+    problems = publish_fits(scenario_of(match), match.key, newly)
+    if problems:
+        said = "; ".join(p.message.replace("locked requests alone", "these") for p in problems)
+        raise ServiceError(
+            ErrorCode.NO_ROOM,
+            f"places taken on match day since the last decide: {said}; decide again to give"
+            " the places left to the requests still open",
+        )
 
 
 def _check_bar_unchanged(match: m.Match, run: m.DecisionRun) -> None:
@@ -303,9 +344,7 @@ def do_revoke(user: User, match_key: str, request_id: str, reason: str) -> None:
             raise ServiceError(ErrorCode.CONFLICT, f'request "{request_id}" is not published')
         row.locked, row.revoked = False, reason.strip()
         row.save(update_fields=["locked", "revoked"])
-        changed(match)
-        # Out of every decision from now on: the run's decision of it no longer counts.
-        m.Request.objects.filter(pk=row.pk).update(changed_in=match.version)
+        recorded(match)  # out of every decision from now on: the record says revoked
         notices.after_revoke(match, row, reason.strip())
         waitlist.soon(match)  # its places go to the waitlist
         audit(
@@ -366,7 +405,7 @@ def _with_present(
 def _as_known(user: User, match: m.Match, run: m.DecisionRun | None) -> list[dict[str, Any]]:
     """The incidents' coverage with only the crews this user may know of: published
     grants and its own grants of the run (each request as the run decided it)."""
-    scenario = scenario_of(match)
+    scenario = _as_published(match)
     there = [r.id for r in scenario.requests_of(match.key)]  # revoked ones are not
     seen = access.seen_list(user, match)
     granted = {k for k, d in decided_in(run, seen).items() if d["status"] == Status.GRANTED}
@@ -416,7 +455,7 @@ def _as_it_stands(match: m.Match, leaving_out: str | None) -> tuple[Scenario, Ov
 
 
 def _decide_as_it_stands(match: m.Match, leaving_out: str | None) -> tuple[Scenario, Overridden]:
-    scenario = proposal_of(match)
+    scenario = scenario_of(match)
     if leaving_out in {r.id for r in scenario.requests}:
         scenario = apply_changes(scenario, Changes(refuse=(leaving_out or "",)))
     return scenario, decide_overridden(scenario, match.key, _run_overrides(match))
@@ -457,7 +496,7 @@ def room_seen(
     seen = {r.key for r in access.seen_list(user, match)} - {leaving_out or ""}
 
     def places() -> tuple[Any, dict[Any, int], dict[Any, int]]:
-        scenario = scenario_of(match)
+        scenario = _as_published(match)
         kept = tuple(r for r in scenario.requests if r.locked or r.id in seen)
         only = dataclasses.replace(scenario, requests=kept)
         return _places(only, decide_match(only, match.key), match.key)
@@ -566,7 +605,7 @@ def desk(match: m.Match, run: m.DecisionRun | None) -> dict[str, Any]:
     "zone@phase" that would make it fit; a request absent here can be granted by hand),
     and `crowded` (a request the run refused for room -> the grants by hand holding places
     there, each {"request", "reason"}). Published and revoked requests are in neither."""
-    scenario = proposal_of(match)
+    scenario = scenario_of(match)
     kept = _kept_overrides(match, scenario)
     blocked = {}
     for request in scenario.requests_of(match.key):
@@ -706,11 +745,23 @@ def _room_alone(reasons: Any) -> dict[str, int]:
     return {f"{z}@{p}": n for (z, p), n in places_to_fit(reasons).items()}
 
 
+def proposal_usage(match: m.Match, run: m.DecisionRun) -> list[dict[str, Any]]:
+    """The board's grid for those who manage the match (`usage` of SCENARIO.md): the
+    places the match day's record holds (published, accepted, offered) and the run's
+    grants of the requests still open, counted by the core (record.usage)."""
+    scenario = scenario_of(match)
+    granted = {
+        k for k, d in decided_in(run, requests_of(match)).items() if d["status"] == "granted"
+    }
+    holding = {r.id for r in scenario.requests if r.locked} | (granted & still_open(match))
+    return [u._asdict() for u in record_usage(scenario, match.key, holding)]
+
+
 def published_usage(match: m.Match) -> list[dict[str, Any]]:
     """The places the published grants hold, in the `usage` shape of SCENARIO.md (every
     zone and phase): the grid of those who do not manage the match, the same state as
     their access list and coverage (a proposal is not theirs to learn of)."""
-    scenario = scenario_of(match)
+    scenario = _as_published(match)
     published = tuple(r for r in scenario.requests if r.locked)
     only = dataclasses.replace(scenario, requests=published)
     usage: list[dict[str, Any]] = match_json(decide_match(only, match.key))["usage"]
@@ -742,8 +793,42 @@ def policy_of(match: m.Match) -> dict[str, Any]:
         "most_granted": policy.within_tier is Mode.MOST_GRANTED,
         "deadline": _in_words(policy.deadline),
         "release_before": policy.match_day.release_before,
+        "release_grace": policy.match_day.release_grace,
+        "release_warning": policy.match_day.release_warning,
+        "release_exempt_words": _exempt_words(scenario_of(match)),
         "accept_within": policy.match_day.accept_within,
     }
+
+
+def _exempt_words(scenario: Scenario) -> str:
+    tiers = sorted(exempt_tiers(scenario))
+    if not tiers:
+        return "every tier released alike"
+    return f"tier{'s' if len(tiers) > 1 else ''} {', '.join(tiers)} never released"
+
+
+def release_soon(match: m.Match, run: m.DecisionRun | None, now: datetime) -> list[dict[str, str]]:
+    """For those who manage the match, before a publish: the grants it would publish
+    whose release the grace after the publish would set (their phase's own release time
+    is sooner: core.release.at_publish), each {"request", "org", "phase", "at_text"}."""
+    if run is None:
+        return []
+    scenario = scenario_of(match)
+    decided = decided_in(run, requests_of(match))
+    granted = {k for k, d in decided.items() if d["status"] == Status.GRANTED}
+    newly = set(to_publish(granted, waitlist.record_of(match)))
+    grants = [r for r in scenario.requests_of(match.key) if r.id in newly]
+    by = {r.id: scenario.organisation(r.by).name for r in grants}
+    minute = waitlist.minute_of(match, now)
+    return [
+        {
+            "request": x.request,
+            "org": by[x.request],
+            "phase": x.phase,
+            "at_text": waitlist.clock(match, waitlist.moment_of(match, x.minute)),
+        }
+        for x in release_at_publish(scenario, match.key, grants, minute)
+    ]
 
 
 def _in_words(deadline: Any) -> str:
@@ -759,7 +844,7 @@ def published_places(match: m.Match) -> list[tuple[str, str, str, int, str]]:
     """Where each published grant puts its crew, by the core's footprint: (zone, phase,
     organisation name, crew, the zone it is bound for when it only passes through, else
     ""), requests by their zone's place in the venue, then as listed."""
-    scenario = scenario_of(match)
+    scenario = _as_published(match)
     venue = scenario.venue(scenario.match(match.key).venue)
     order = {z.id: n for n, z in enumerate(venue.zones)}
     published = sorted(
@@ -770,6 +855,19 @@ def published_places(match: m.Match) -> list[tuple[str, str, str, int, str]]:
         for r in published
         for zone, phase in footprint(r, venue)
     ]
+
+
+def _as_published(match: m.Match) -> Scenario:
+    """The match as the engine gets it, but with only its published grants locked: an
+    open offer holds its places in every decide, but it is nobody's to learn of but its
+    own crew's and those who manage the match."""
+    scenario = scenario_of(match)
+    published = published_keys(match)
+    requests = tuple(
+        dataclasses.replace(r, locked=r.id in published) if r.locked else r
+        for r in scenario.requests
+    )
+    return dataclasses.replace(scenario, requests=requests)
 
 
 def _stored(override: Override) -> dict[str, str]:
@@ -824,7 +922,7 @@ def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, A
                 f"{row.key} was revoked ({row.revoked}): it is out of every decision",
                 field,
             )
-    scenario = proposal_of(match)
+    scenario = scenario_of(match)
     try:
         changes = Changes(
             tuple(body.get("grant") or ()),

@@ -90,9 +90,8 @@ def _rows(match: m.Match) -> list[m.Pass]:
 
 def core_pass(row: m.Pass) -> core.Pass:
     r = row.request
-    request = Request(
-        r.key, r.match.key, r.by.key, r.zone.key, tuple(r.phases), r.crew, r.submitted
-    )
+    phases = tuple(p for p in r.phases if p not in (r.released or ()))  # kept, not released
+    request = Request(r.key, r.match.key, r.by.key, r.zone.key, phases, r.crew, r.submitted)
     return core.pass_of(request, r.zone.via, r.revoked or None)
 
 
@@ -149,9 +148,17 @@ class Door:
     crews: dict[str, int]  # request id -> people inside
 
 
-def check_steward(user: User) -> None:
-    if access.profile(user).role not in DOOR_ROLES:
+def check_door(user: User, match: m.Match) -> None:
+    """Who works a match's doors: stewards, league admins and the home club's officers
+    (the venue is theirs); another club's officer is refused (403) at the door, its
+    offline list and its scans."""
+    who = access.profile(user)
+    if who.role not in DOOR_ROLES:
         raise ServiceError(ErrorCode.FORBIDDEN, "stewards, officers and admins check passes")
+    if who.role == "officer" and who.organisation_id != match.home_id:
+        raise ServiceError(
+            ErrorCode.FORBIDDEN, "only the home club's officers work its doors, with its stewards"
+        )
 
 
 def _zone_and_phase(match: m.Match, zone: str, phase: str) -> tuple[m.Zone, Phase]:
@@ -187,7 +194,7 @@ def _minute(when: datetime, kickoff: datetime) -> float:
 
 def door(user: User, match_key: str, zone: str, phase: str) -> Door:
     match = access.check_match(user, match_key)
-    check_steward(user)
+    check_door(user, match)
     found, _ = _zone_and_phase(match, zone, phase)
     crews = core.inside(_scans(match, zone), zone)
     return Door(zone, found.name, phase, sum(crews.values()), capacity(found, phase), crews)
@@ -197,7 +204,7 @@ def offline_list(user: User, match_key: str, zone: str) -> list[dict[str, Any]]:
     """What a door keeps for when its connection drops: each pass by its digest (of the
     code, and of the signed code the QR carries), without the code itself."""
     match = access.check_match(user, match_key)
-    check_steward(user)
+    check_door(user, match)
     _zone_and_phase(match, zone, plan_of(match)[0].id)
     ensure_passes(match)
     kept = []
@@ -240,7 +247,7 @@ def do_check_in(user: User, match_key: str, body: dict[str, Any], now: datetime)
     scanned = _scanned(body.get("scanned"), now)
     with transaction.atomic():
         match = lock_match(access.check_match(user, match_key))
-        check_steward(user)
+        check_door(user, match)
         found_zone, found_phase = _zone_and_phase(match, zone, phase)
         if key:
             again = m.Scan.objects.filter(match=match, key=key).first()
@@ -255,13 +262,18 @@ def do_check_in(user: User, match_key: str, body: dict[str, Any], now: datetime)
             if plain
             else None
         )
-        crews = core.inside(_scans(match, zone), zone, _minute(scanned, match.kickoff))
+        scans, minute = _scans(match, zone), _minute(scanned, match.kickoff)
+        if direction == core.IN:  # against every moment from its own on (peaks_from)
+            crews, people = core.peaks_from(scans, zone, minute)
+        else:  # one who was in then may leave
+            crews = core.inside(scans, zone, minute)
+            people = sum(crews.values())
         the_pass = core_pass(_with_match(row, match)) if row is not None else None
         verdict = core.check(
             core.Door(zone, phase, direction),
             the_pass,
             inside_crew=crews.get(the_pass.request, 0) if the_pass else 0,
-            inside_zone=sum(crews.values()),
+            inside_zone=people,
             capacity=capacity(found_zone, phase),
             phase=found_phase,
             minute=_minute(scanned, match.kickoff),
@@ -319,7 +331,7 @@ def _answer(scan: m.Scan) -> dict[str, Any]:
 def scans_at(user: User, match_key: str, zone: str, limit: int = 20) -> list[m.Scan]:
     """The newest scans at a zone's door, for the steward's page."""
     match = access.check_match(user, match_key)
-    check_steward(user)
+    check_door(user, match)
     return list(m.Scan.objects.filter(match=match, zone=zone).order_by("-scanned", "-id")[:limit])
 
 
@@ -354,7 +366,7 @@ class DoorChoices:
 
 def door_choices(user: User, match_key: str, now: datetime) -> DoorChoices:
     match = access.check_match(user, match_key)
-    check_steward(user)
+    check_door(user, match)
     plan = plan_of(match)
     zones = list(match.venue.zones.order_by("position").values_list("key", "name"))
     clock = phase_at(_minute(now, match.kickoff), plan)

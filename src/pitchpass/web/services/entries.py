@@ -31,6 +31,7 @@ from pitchpass.web.persistence.changes import (
     check_text,
     claim,
     lock_match,
+    recorded,
     stored_invalid,
 )
 from pitchpass.web.services import access, decisions, notices, waitlist
@@ -573,9 +574,7 @@ def do_consent(user: User, match_key: str, request_id: str, given: bool) -> Cons
             _sent(match, row)
         elif after != before:  # a published grant stands whatever its consent: the version
             # moves on (what the lists show changed), and runs that were current stay so
-            was = match.version
-            changed(match)
-            m.DecisionRun.objects.filter(match=match, version=was).update(version=match.version)
+            recorded(match)
         audit(user, "consent", match, request_id, {"consent": before}, {"consent": after})
         return Consented(row.locked, not given and after != before)
 

@@ -33,6 +33,8 @@ _HEADS = {
     core.REFUSED: "refused (published)",
     core.REVOKED: "revoked",
     core.PROMOTED: "offered a place from the waitlist",
+    core.RELEASE_WARNING: "to be released unless its crew checks in",
+    core.RELEASED: "released",
 }
 
 
@@ -162,6 +164,31 @@ def promoted(match: m.Match, row: m.Request, until: str) -> None:
     text = _line(row, _HEADS[core.PROMOTED]) + f": accept by {until}, or it goes to the next"
     data = {**_about(row), "status": "offered", "until": until}
     batch.add(core.PROMOTED, row.by_id, row.key, text, data)
+    batch.close()
+
+
+def release_warning(match: m.Match, row: m.Request, phase: str, clock: str, when: datetime) -> None:
+    """Warn an organisation that its place in `phase` goes at `clock` unless one of its
+    crew checks in at a door first (`when`: that moment, for webhooks)."""
+    batch = Batch(match)
+    text = (
+        _line(row, _HEADS[core.RELEASE_WARNING])
+        + f": its {phase} place is released at {clock} unless one of its crew checks in"
+        " at a door before"
+    )
+    data = {**_about(row), "status": "granted", "phase": phase, "at": when.isoformat(),
+            "at_text": clock}  # fmt: skip
+    batch.add(core.RELEASE_WARNING, row.by_id, row.key, text, data)
+    batch.close()
+
+
+def released(match: m.Match, row: m.Request, phase: str, reason: str) -> None:
+    """Tell an organisation that one phase's place of its grant was released (it keeps
+    the others)."""
+    batch = Batch(match)
+    text = _line(row, _HEADS[core.RELEASED]) + f": its {phase} place ({reason})"
+    data = {**_about(row), "status": "granted", "phase": phase, "reasons": [reason]}
+    batch.add(core.RELEASED, row.by_id, row.key, text, data)
     batch.close()
 
 

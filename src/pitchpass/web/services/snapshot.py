@@ -12,6 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from datetime import datetime
 from typing import Any, TypeVar
 
 from pitchpass.core import Scenario, ScenarioInvalid, load_document
@@ -73,9 +74,15 @@ def scenario_of(match: m.Match) -> Scenario:
     return once("scenario", match, lambda: _load(match))
 
 
-def _load(match: m.Match) -> Scenario:
+def scenario_at(match: m.Match, now: datetime) -> Scenario:
+    """`scenario_of` with the match day's record as it stands at `now` (a service given
+    its clock: an offer open at `now` holds its places); never kept."""
+    return _load(match, store.export(match.key, now=now))
+
+
+def _load(match: m.Match, document: dict[str, Any] | None = None) -> Scenario:
     try:
-        return load_document(document_of(match))
+        return load_document(document_of(match) if document is None else document)
     except ScenarioInvalid as invalid:
         raise ServiceError(ErrorCode.CONFLICT, stored_invalid(invalid.problems[0])) from None
 

@@ -132,6 +132,9 @@ class RequestRow:
     crowded: list[dict[str, str]] = field(default_factory=list)
     blocked: dict[str, Any] | None = None  # what stands in the way of a grant by hand
     offered: bool = False  # offered a place from the waitlist, not answered yet
+    # What the match day's record says of it (core/record.py), or proposed, published
+    # (a refusal of the published run), waiting.
+    state: str = ""
     what_if: str = ""  # the what-if query that would show it granted with room
 
     @property
@@ -209,6 +212,8 @@ class Board:
     broken: ServiceError | None  # the match as stored does not decide: why
     match_day: dict[str, Any] | None  # the waitlist and the places offered from it
     scanned: bool  # a zone door has checked someone in: incidents say who was present
+    # Publishing now puts these crews inside their release time (decisions.release_soon).
+    release_soon: list[dict[str, str]] = field(default_factory=list)
 
 
 def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime) -> Board:
@@ -221,26 +226,25 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
     assert who is not None  # check_match has asked for the profile
     visible = access.seen_list(user, match)  # none for stewards
     run = decisions.latest_run(match)
-    by_request = decisions.decided_in(run, visible)  # not those changed since the run
+    shown = decisions.as_recorded(match, run, visible)  # the record over the run
     broken = None
     try:
         incidents = _incidents(user, match, manages)
     except ServiceError as error:  # the match as stored no longer decides: say why
         incidents, broken = [], error
     stale = run is not None and decisions.changed_since_run(user, match, run)  # as theirs
-    published = decisions.published_keys(match)
+    open_ = decisions.still_open(match)
     proposed = [
         d["request"]
         for d in (run.output["decisions"] if run else [])
-        if d["status"] == Status.GRANTED and d["request"] not in published
+        if d["status"] == Status.GRANTED and d["request"] in open_
     ]
-    # An offered request is granted in the run but published only when its crew accepts.
-    unpublished = {r.key for r in visible if not r.locked} - set(waitlist.offered(match))
+    # Publish is offered where it would publish something: a grant still proposed.
     publishable = not stale and any(
-        d["status"] == Status.GRANTED and key in unpublished for key, d in by_request.items()
+        d["status"] == Status.GRANTED and d["state"] == "proposed" for d in shown.values()
     )
     policy = _quietly(lambda: decisions.policy_of(match), None)
-    rows = _rows(user, match, visible, by_request, filters, run, policy)
+    rows = _rows(user, match, visible, shown, filters, run, policy)
     if manages and run:
         # A match as stored that does not decide: the board says why (the incidents).
         with contextlib.suppress(ServiceError):
@@ -273,6 +277,9 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         broken=broken,
         match_day=_quietly(lambda: waitlist.waitlist_of(user, match, now), None),
         scanned=doors.any_admitted(match),
+        release_soon=_quietly(lambda: decisions.release_soon(match, run, now), [])
+        if manages and publishable
+        else [],
     )
 
 
@@ -300,7 +307,7 @@ def _rows(
     user: User,
     match: m.Match,
     visible: list[m.Request],
-    by_request: dict[str, dict[str, Any]],
+    shown: dict[str, dict[str, Any]],
     filters: dict[str, str],
     run: m.DecisionRun | None,
     policy: dict[str, Any] | None,
@@ -308,10 +315,9 @@ def _rows(
     run_by_hand = {o["request"]: o["reason"] for o in (run.overrides if run else [])}
     mine = _consent_zones(user, match)
     refused = _consent_refused(match) if visible else set()
-    offered = set(waitlist.offered(match)) if run is not None else set()
     for_room = {
         key: d["reasons"]
-        for key, d in by_request.items()
+        for key, d in shown.items()
         if d["status"] == Status.REFUSED
         and any(x.get("code") == ReasonCode.CAPACITY for x in d["reasons"])
     }
@@ -325,7 +331,7 @@ def _rows(
         else {}
     )
     rows = []
-    for r in board.request_rows(visible, by_request, filters, run_by_hand):
+    for r in board.request_rows(visible, shown, filters, run_by_hand):
         request, decision = r["request"], r["decision"]
         status = Status(r["status"])
         reasons = [
@@ -354,7 +360,8 @@ def _rows(
                 consent=[o.name for o in request.consent.all()],
                 consent_refused=request.key in refused,
                 consent_mine=request.zone.key in mine,
-                offered=request.key in offered,
+                offered=status is Status.OFFERED,
+                state=decision["state"],
                 policy_note=status is Status.REFUSED and request.key in explained,
                 ranked_after=after.get(request.key, []) if status is Status.REFUSED else [],
             )
@@ -385,12 +392,16 @@ def _query(pairs: list[tuple[str, Any]]) -> str:
 
 
 def _usage(match: m.Match, run: m.DecisionRun | None, manages: bool) -> list[dict[str, Any]]:
-    """The grid: the run's proposal for those who manage the match; for everyone else the
-    places published grants hold (none shown before the first decide)."""
+    """The grid: for those who manage the match, the places the match day's record holds
+    and the run's grants of the requests still open; for everyone else the places
+    published grants hold (none shown before the first decide)."""
     if run is None:
         return []
     if manages:
-        usage: list[dict[str, Any]] = run.output["usage"]
+        grid: list[dict[str, Any]] | None = _quietly(
+            lambda: decisions.proposal_usage(match, run), None
+        )
+        usage: list[dict[str, Any]] = run.output["usage"] if grid is None else grid
         return usage
     found: list[dict[str, Any]] = _quietly(lambda: decisions.published_usage(match), [])
     return found

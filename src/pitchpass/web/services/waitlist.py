@@ -13,17 +13,21 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from pitchpass.core import notices as notice_kinds
+from pitchpass.core import release
 from pitchpass.core import waitlist as core
 from pitchpass.core.codes import ReasonCode, Status
 from pitchpass.core.doors import Scan
 from pitchpass.core.overrides import grant_blockers
+from pitchpass.core.record import Entry
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import store
 from pitchpass.web.persistence.audit import audit
-from pitchpass.web.persistence.changes import changed, lock_match
+from pitchpass.web.persistence.changes import lock_match, recorded
 from pitchpass.web.services import access, notices
 from pitchpass.web.services.queue import job
-from pitchpass.web.services.snapshot import once, scenario_of
+from pitchpass.web.services.snapshot import once, requests_of, scenario_at, scenario_of
 
 
 def minute_of(match: m.Match, moment: datetime) -> float:
@@ -36,6 +40,12 @@ def moment_of(match: m.Match, minute: float) -> datetime:
 
 def rules_of(match: m.Match) -> Any:
     return scenario_of(match).policy.match_day
+
+
+def record_of(match: m.Match) -> dict[str, Entry]:
+    """Each request's state after publish, now (core/record.py): what every view shows of
+    a request over its run's decision, and what the engine is given (store.export)."""
+    return store.record_of(match, requests_of(match), timezone.now())
 
 
 def _published_run(match: m.Match) -> m.DecisionRun | None:
@@ -94,6 +104,7 @@ class Tended:
     released: list[str]
     promoted: list[str]
     next_at: datetime | None
+    warned: list[str] = dataclasses.field(default_factory=list)
 
 
 def tend(match_key: str, now: datetime) -> Tended:
@@ -104,10 +115,11 @@ def tend(match_key: str, now: datetime) -> Tended:
         match = lock_match(m.Match.objects.get(key=match_key))
         lapsed = _lapse(match, now)
         released = _release(match, now)
+        warned = _warn(match, now)
         promoted = _promote(match, now)
         next_at = _next_moment(match, now)
         _schedule(match, next_at)
-        return Tended(lapsed, released, promoted, next_at)
+        return Tended(lapsed, released, promoted, next_at, warned)
 
 
 def _schedule(match: m.Match, next_at: datetime | None) -> None:
@@ -136,48 +148,82 @@ def _lapse(match: m.Match, now: datetime) -> list[str]:
             username="worker",
         )
     if due:
-        changed(match)
+        recorded(match)
     return [o.request.key for o in due]
 
 
 def _release(match: m.Match, now: datetime) -> list[str]:
+    """Release each phase due (core/release.py): a grant that loses every phase is
+    released whole (revoked as a no-show, counted against its organisation); one that
+    keeps a phase keeps its grant. The ids of the grants that lost places."""
+    due = release.due(*_release_view(match), minute_of(match, now), *_made(match))
+    if not due:
+        return []
     rules = rules_of(match)
-    scenario = scenario_of(match)
-    grants = [r for r in scenario.requests_of(match.key) if r.locked]
-    if not grants:
-        return []
-    scans = [
-        Scan(s.request, s.zone, s.direction, minute_of(match, s.scanned))
-        for s in m.Scan.objects.filter(match=match, result="admitted", direction="in").order_by(
-            "scanned", "id"
-        )
-    ]
-    plan = scenario.phases
-    made = match.requests.filter(locked=True, granted_at__isnull=False)
-    since = {key: minute_of(match, at) for key, at in made.values_list("key", "granted_at") if at}
-    out = core.no_shows(grants, plan, scans, minute_of(match, now), rules.release_before, since)
-    if not out:
-        return []
-    rows = {r.key: r for r in match.requests.filter(key__in=out).select_related("zone", "by")}
-    changed(match)
-    for key in out:
-        row = rows[key]
-        request = next(r for r in grants if r.id == key)
-        at = moment_of(match, core.release_minute(request, plan, rules.release_before))
-        reason = f"no-show: none of its crew had checked in by {_clock(match, at)}"
-        row.locked, row.revoked, row.no_show, row.changed_in = False, reason, at, match.version
-        row.save(update_fields=["locked", "revoked", "no_show", "changed_in"])
-        notices.after_revoke(match, row, reason)
+    wanted = {x.request for x in due}
+    rows = {r.key: r for r in match.requests.filter(key__in=wanted).select_related("zone", "by")}
+    recorded(match)
+    for x in due:
+        row = rows[x.request]
+        at = moment_of(match, x.minute)
+        reason = release.why(x, rules, clock(match, at))
+        row.released = [*row.released, x.phase]
+        row.no_show = row.no_show or at  # one no-show a grant, at its first release
+        whole = set(row.released) >= set(row.phases)
+        if whole:
+            row.locked, row.revoked = False, reason
+        row.save(update_fields=["released", "no_show", "locked", "revoked"])
+        if whole:
+            notices.after_revoke(match, row, reason)
+        else:
+            notices.released(match, row, x.phase, reason)
         audit(
             None,
             "no-show",
             match,
-            key,
-            {"locked": True},
-            {"locked": False, "reason": reason},
+            x.request,
+            {"locked": True, "phase": x.phase},
+            {"locked": row.locked, "released": row.released, "reason": reason},
             username="worker",
         )
-    return out
+    return list(dict.fromkeys(x.request for x in due))
+
+
+def _warn(match: m.Match, now: datetime) -> list[str]:
+    """Warn each crew not in yet whose place is to be released within `release_warning`
+    minutes, once a phase (the notices sent say who was warned). The ids warned."""
+    sent = m.Notice.objects.filter(match=match, kind=notice_kinds.RELEASE_WARNING)
+    warned = {(n.request, n.data.get("phase")) for n in sent.only("request", "data")}
+    since, released = _made(match)
+    view = _release_view(match)
+    due = release.warnings(*view, minute_of(match, now), since, released, warned)
+    wanted = {x.request for x in due}
+    rows = {r.key: r for r in match.requests.filter(key__in=wanted).select_related("zone", "by")}
+    for x in due:
+        at = moment_of(match, x.minute)
+        notices.release_warning(match, rows[x.request], x.phase, clock(match, at), at)
+    return list(dict.fromkeys(x.request for x in due))
+
+
+def _release_view(match: m.Match) -> tuple[Any, str, list[Any], list[Scan]]:
+    """What the core's release rules are given: the scenario, the match, its published
+    grants and the admitted scans in, in the order made."""
+    scenario = scenario_of(match)
+    scans = [
+        Scan(request, zone, direction, minute_of(match, scanned))
+        for request, zone, direction, scanned in m.Scan.objects.filter(
+            match=match, result="admitted", direction="in"
+        ).order_by("scanned", "id").values_list("request", "zone", "direction", "scanned")
+    ]  # fmt: skip
+    return scenario, match.key, _published(match, scenario), scans
+
+
+def _made(match: m.Match) -> tuple[dict[str, float], dict[str, list[str]]]:
+    """When each published grant was made (the minute; none if loaded so) and the phases
+    of each released already."""
+    rows = match.requests.filter(locked=True).values_list("key", "granted_at", "released")
+    since = {key: minute_of(match, at) for key, at, _ in rows if at is not None}
+    return since, {key: list(done) for key, _, done in rows if done}
 
 
 def _promote(match: m.Match, now: datetime) -> list[str]:
@@ -200,27 +246,32 @@ def _promote(match: m.Match, now: datetime) -> list[str]:
             match, core.offer_until(requests[key], scenario.phases, minute, rules.accept_within)
         )
         m.Offer.objects.create(request=rows[key], made=now, until=until)
-        notices.promoted(match, rows[key], _clock(match, until))
+        notices.promoted(match, rows[key], clock(match, until))
         audit(None, "promote", match, key, {}, {"until": until.isoformat()}, username="worker")
-    changed(match)
+    recorded(match)
     return list(promotion.promoted)
 
 
 def _next_moment(match: m.Match, now: datetime) -> datetime | None:
     """The next moment something falls due: an open offer's end, a grant's release."""
     moments = [o.until for o in _offers(match).values() if o.state == m.Offer.OPEN]
-    scenario = scenario_of(match)
-    rules = scenario.policy.match_day
-    for r in scenario.requests_of(match.key):
-        if r.locked:
-            moments.append(
-                moment_of(match, core.release_minute(r, scenario.phases, rules.release_before))
-            )
+    scenario, key, grants, _ = _release_view(match)
+    since, released = _made(match)
+    moments += [
+        moment_of(match, t) for t in release.moments(scenario, key, grants, since, released)
+    ]
     later = [t for t in moments if t > now]
     return min(later) if later else None
 
 
-def _clock(match: m.Match, moment: datetime) -> str:
+def _published(match: m.Match, scenario: Any) -> list[Any]:
+    """The match's published grants as the core has them (an open offer, which the
+    engine also gets locked, is not one: it is released by nobody)."""
+    published = set(match.requests.filter(locked=True).values_list("key", flat=True))
+    return [r for r in scenario.requests_of(match.key) if r.id in published]
+
+
+def clock(match: m.Match, moment: datetime) -> str:
     """A moment as the match's local time of day and its minute from kick-off."""
     minute = round(minute_of(match, moment))
     local = match.kickoff + timedelta(minutes=minute + match.kickoff_offset)
@@ -261,7 +312,7 @@ def answer(
                 f'the offer to "{request_id}" is {state}: it can no longer be answered',
             )
         if accept:
-            _check_fits(match, row.key)
+            _check_fits(match, row.key, now)
             row.locked, row.granted_at = True, now
             row.save(update_fields=["locked", "granted_at"])
             row.told = {"status": Status.GRANTED, "reasons": []}
@@ -269,7 +320,7 @@ def answer(
         offer.state = m.Offer.ACCEPTED if accept else m.Offer.DECLINED
         offer.answered, offer.by = now, user
         offer.save(update_fields=["state", "answered", "by"])
-        changed(match)
+        recorded(match)
         if not accept:
             soon(match)
         audit(
@@ -285,12 +336,12 @@ def _may_answer(user: User, row: m.Request) -> bool:
     )
 
 
-def _check_fits(match: m.Match, request_id: str) -> None:
+def _check_fits(match: m.Match, request_id: str, now: datetime) -> None:
     """An accepted offer can still be granted: it fits beside the published grants and
     the other open offers (an officer's publish since could have taken its places), and
     nothing a grant by hand cannot set aside stands in its way since (a zone closed, the
     club's consent taken back): the core's `grant_blockers`, every one of them."""
-    scenario = scenario_of(match)
+    scenario = scenario_at(match, now)
     held, _ = held_and_waiting(match)
     keep = set(held) - {request_id}
     scenario = dataclasses.replace(
@@ -319,7 +370,7 @@ def offer_json(offer: m.Offer, now: datetime) -> dict[str, Any]:
         "state": state,
         "made": offer.made.isoformat(),
         "until": offer.until.isoformat(),
-        "until_text": _clock(offer.request.match, offer.until),
+        "until_text": clock(offer.request.match, offer.until),
     }
 
 

@@ -1,0 +1,146 @@
+"""One record of each request's state after publish (issue 26, section 1): what happens on
+match day (a revoke, a release, an offer made and answered) is written once, as it
+happens, and every view reads it at once, with no decide: the board, GET /decisions,
+the waitlist, passes and the door; it never makes a run stale; a decide after it decides
+only the requests still open, and tells only of what changed; the CLI's export of the
+match decides as the desk does."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.utils import timezone
+from test_doors import SEED
+
+from pitchpass.core import decide_document
+from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import store
+from pitchpass.web.services import doors, views, waitlist
+
+pytestmark = pytest.mark.django_db
+
+
+def _user(name: str) -> User:
+    return User.objects.get(username=name)
+
+
+def _at(minute: float) -> Any:
+    return m.Match.objects.get(key=SEED).kickoff + timedelta(minutes=minute)
+
+
+def _decisions(client: Client) -> dict[str, dict[str, Any]]:
+    answer = client.get(f"/api/matches/{SEED}/decisions")
+    assert answer.status_code == 200, answer.content
+    return {d["request"]: d for d in answer.json()["decisions"]}
+
+
+def _revoke_and_offer(desk: dict[str, Client]) -> None:
+    """r23 (Play Sports, tunnel) revoked by the officer; the worker offers its places
+    down the waitlist to r24 (the documentary), open for an hour from now."""
+    revoked = desk["officer"].post(
+        f"/api/matches/{SEED}/requests/r23/revoke", {"reason": "crew banned"}, "application/json"
+    )
+    assert revoked.status_code == 200, revoked.content
+    # Every other published grant is taken as checked in: nobody else is released.
+    m.Request.objects.filter(match__key=SEED, locked=True).update(granted_at=_at(200))
+    assert waitlist.tend(SEED, _at(100)).promoted == ["r24"]
+    m.Offer.objects.filter(request__key="r24").update(until=timezone.now() + timedelta(hours=1))
+
+
+def test_an_accepted_place_is_granted_everywhere_at_once_without_a_decide(desk) -> None:
+    _revoke_and_offer(desk)
+    runs = m.DecisionRun.objects.filter(match__key=SEED).count()
+    before = _decisions(desk["officer"])
+    assert before["r23"]["status"] == "revoked" and before["r23"]["state"] == "revoked"
+    assert before["r23"]["reasons"] == [{"code": "revoked", "text": "crew banned"}]
+    assert before["r24"]["status"] == "offered"
+    accepted = desk["docs"].post(
+        f"/api/matches/{SEED}/offers/r24", {"accept": True}, "application/json"
+    )
+    assert accepted.status_code == 200, accepted.content
+    for name in ("officer", "docs", "away"):  # the home club, the crew, the other club
+        seen = _decisions(desk[name])
+        assert seen["r24"]["status"] == "granted" and seen["r24"]["state"] == "accepted", name
+        assert seen["r24"]["reasons"] == []
+    assert m.DecisionRun.objects.filter(match__key=SEED).count() == runs  # no decide
+    # The board: granted and published for the crew and the officer, and not stale.
+    for name in ("officer", "docs"):
+        board = views.board_of(_user(name), SEED, {}, timezone.now())
+        row = next(r for r in board.rows if r.key == "r24")
+        assert (row.status, row.state, row.locked) == ("granted", "accepted", True), name
+        assert not board.stale, name
+    page = Client()
+    page.force_login(_user("officer"))
+    text = page.get(f"/matches/{SEED}/").content.decode()
+    assert "decide again" not in text
+    # The grids agree: nothing is proposed, so the officer's counts what the media user's
+    # does (the published places, r24's accepted one among them, r23's revoked one not).
+    officer = views.board_of(_user("officer"), SEED, {}, timezone.now()).grid
+    media = views.board_of(_user("docs"), SEED, {}, timezone.now()).grid
+    assert officer == media
+    cells = {(c["zone"], c["phase"]): c["used"] for _, row in officer for c in row}
+    rows = m.Request.objects.filter(match__key=SEED, locked=True, zone__key="tunnel")
+    assert cells["tunnel", "post-match"] >= sum(
+        r.crew for r in rows if "post-match" in r.phases
+    )  # what passes through the tunnel to the pitch counts there too
+    assert cells["tunnel", "post-match"] <= 46  # the tunnel's places: never more
+    # Its pass, and the door lets its crew in.
+    passes = desk["docs"].get(f"/api/matches/{SEED}/passes").json()
+    code = next(p["code"] for p in passes if p["request"] == "r24")
+    body = {"code": code, "zone": "tunnel", "phase": "post-match", "direction": "in"}
+    verdict = doors.do_check_in(_user("steward"), SEED, body, _at(110))
+    assert verdict["result"] == "admitted", verdict
+
+
+def test_match_day_events_never_make_the_run_stale(desk) -> None:
+    _revoke_and_offer(desk)
+    desk["docs"].post(f"/api/matches/{SEED}/offers/r24", {"accept": False}, "application/json")
+    board = views.board_of(_user("officer"), SEED, {}, timezone.now())
+    assert not board.stale
+    row = next(r for r in board.rows if r.key == "r24")
+    assert (row.status, row.state) == ("refused", "declined")
+    published = desk["officer"].post(f"/api/matches/{SEED}/publish")
+    assert published.status_code == 200, published.content  # nothing stale to decide again
+    assert published.json()["published"] == []
+
+
+def test_a_decide_after_publish_decides_only_the_open_requests_and_tells_only_of_change(
+    desk,
+) -> None:
+    _revoke_and_offer(desk)
+    desk["docs"].post(f"/api/matches/{SEED}/offers/r24", {"accept": True}, "application/json")
+    told = m.Notice.objects.count()
+    decided = desk["officer"].post(f"/api/matches/{SEED}/decide")
+    assert decided.status_code == 200, decided.content
+    shown = _decisions(desk["officer"])
+    assert shown["r24"]["state"] == "accepted" and shown["r23"]["state"] == "revoked"
+    # No "proposed granted" to a crew that holds its pass; no notice at all: nothing open
+    # was decided otherwise.
+    assert m.Notice.objects.count() == told
+
+
+def test_the_clis_export_decides_as_the_desk_at_any_moment(desk) -> None:
+    _revoke_and_offer(desk)
+    desk["docs"].post(f"/api/matches/{SEED}/offers/r24", {"accept": False}, "application/json")
+    document = store.export(SEED)
+    ids = {r["id"] for r in document["requests"]}
+    assert "r23" not in ids and "r24" not in ids  # revoked, declined: decided by nobody
+    on_the_desk = desk["officer"].post(f"/api/matches/{SEED}/decide").json()
+    cli = decide_document(document)["matches"][0]
+    assert cli["decisions"] == on_the_desk["decisions"]
+
+
+def test_an_open_offer_is_exported_as_holding_its_places(desk) -> None:
+    _revoke_and_offer(desk)
+    document = store.export(SEED)
+    r24 = next(r for r in document["requests"] if r["id"] == "r24")
+    assert r24["locked"] is True
+    # Its crew has not accepted: not a published grant (no pass, not released).
+    assert not m.Request.objects.get(match__key=SEED, key="r24").locked
+    assert "r24" not in {
+        p["request"] for p in desk["docs"].get(f"/api/matches/{SEED}/passes").json()
+    }
