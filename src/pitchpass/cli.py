@@ -795,16 +795,23 @@ def user_add(
     email: Annotated[
         str, typer.Option("--email", help="Where its notices are e-mailed (none: not e-mailed).")
     ] = "",
+    venue: Annotated[
+        list[str] | None,
+        typer.Option("--venue", help="Steward: a venue whose doors it works (repeatable)."),
+    ] = None,
 ) -> None:
-    """Add a user with a role (an officer's org is a club, a media user's its employer)."""
+    """Add a user with a role (an officer's org is a club, a media user's its employer, a
+    steward's venues those whose doors it works)."""
     import secrets
 
     _database()
     from pitchpass.web.services.accounts import do_add_user
 
     chosen = secrets.token_urlsafe(12) if password is None else password  # '' is refused
-    _web_call(lambda: do_add_user(username, role, org, chosen, email))
-    out.print(f"added {username} ({role}{', ' + org if org else ''})")
+    venues = list(venue or [])
+    _web_call(lambda: do_add_user(username, role, org, chosen, email, venues))
+    at = f", at {', '.join(venues)}" if venues else ""
+    out.print(f"added {username} ({role}{', ' + org if org else ''}{at})")
     if password is None:
         out.print(f"password: {chosen}")
 

@@ -6,8 +6,8 @@ connection returns, each recorded once. Without JavaScript the plain form still 
 Screenshots at 1280 and 390 px land in test-artefacts/.
 
 The demo moves the seed match to next week, when no door is open yet ("not-yet-open"):
-this module loads it again with its own dates (2017, long over: every door open), as
-tests/web/test_doors.py has it, then the officer decides and publishes on the board.
+this module loads it again kicking off in 30 minutes (its pre-match doors open, as
+tests/web/test_doors.py has it), then the officer decides and publishes on the board.
 One module, one server (its own): the steps build on each other in the order written.
 """
 
@@ -17,8 +17,11 @@ import os
 import sqlite3
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
+import yaml
 from browsing import Site
 from playwright.sync_api import Browser, Page, expect
 from test_browser import BOARD, ROOT, screenshot, sign_in
@@ -40,11 +43,15 @@ def _scan(page: Page, code: str, way: str = "In") -> None:
 
 
 def test_the_seed_match_at_its_own_dates_is_decided_and_published(
-    browser: Browser, site: Site
+    browser: Browser, site: Site, tmp_path: Path
 ) -> None:
     env = dict(os.environ, PITCHPASS_HOME=str(site.home))
     env.pop("DATABASE_URL", None)
-    seed = ROOT / "scenarios" / "manchester-derby-2017.yaml"
+    document = yaml.safe_load((ROOT / "scenarios" / "manchester-derby-2017.yaml").read_text())
+    kickoff = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=30)
+    document["matches"][0]["kickoff"] = kickoff.isoformat()  # the clock: pre-match
+    seed = tmp_path / "derby-pre-match.yaml"
+    seed.write_text(yaml.safe_dump(document, sort_keys=False))
     loaded = subprocess.run(
         [sys.executable, "-m", "pitchpass", "load", str(seed), "--replace"],
         capture_output=True, text=True, env=env,

@@ -63,7 +63,8 @@ def desk() -> dict[str, Any]:
     }
     clients = {}
     for name, (role, org) in users.items():
-        do_add_user(name, role, org, "pw-for-tests-only-7")
+        venues = ["old-trafford"] if role == "steward" else None  # its doors
+        do_add_user(name, role, org, "pw-for-tests-only-7", venues=venues)
         clients[name] = Client(HTTP_AUTHORIZATION=f"Bearer {do_create_token(name)}")
     for step in ("decide", "publish"):
         answer = clients["officer"].post(f"/api/matches/{SEED}/{step}")

@@ -12,12 +12,13 @@ from typing import Any
 import pytest
 from django.test import Client
 from django.utils import timezone
-from test_doors import SEED, _passes
+from test_doors import SEED, _in_pre_match, _passes
 
 from pitchpass.web.persistence import models as m
 
 pytestmark = pytest.mark.django_db
 URL = f"/matches/{SEED}/door/check-ins"
+_in_pre_match = pytest.fixture(autouse=True)(_in_pre_match.__wrapped__)  # the clock: pre-match
 
 
 def _session(name: str, csrf: bool = False) -> Client:

@@ -22,6 +22,15 @@ pytestmark = pytest.mark.django_db
 SEED = "mun-mci-2017-12-10"
 
 
+@pytest.fixture(autouse=True)
+def _in_pre_match(desk: Any) -> None:
+    """The seed match moved so that the clock is in its pre-match phase (kick-off in 30
+    minutes): a door lets a crew in only from 15 minutes before its phase to 15 minutes
+    after it ends (core/doors.py), and these scans are sent now."""
+    kickoff = timezone.now() + timedelta(minutes=30)
+    m.Match.objects.filter(key=SEED).update(kickoff=kickoff)
+
+
 def _passes(client: Client) -> Any:
     answer = client.get(f"/api/matches/{SEED}/passes")
     assert answer.status_code == 200, answer.content
@@ -161,6 +170,12 @@ def test_bad_scans_are_refused_in_the_error_shape(desk) -> None:
     )
 
 
+def _user(name: str) -> Any:
+    from django.contrib.auth.models import User
+
+    return User.objects.get(username=name)
+
+
 def _signed_in(name: str) -> Client:
     client = Client()
     assert client.login(username=name, password="pw-for-tests-only-7")
@@ -185,7 +200,7 @@ def test_the_door_page_admits_refuses_and_counts(desk) -> None:
     steward = _signed_in("steward")
     door = f"/matches/{SEED}/door/"
     chooser = steward.get(door).content.decode()
-    assert "Pitch-side positions" in chooser and "(now)" not in chooser  # 2017: long over
+    assert "Pitch-side positions" in chooser and "pre-match (now)" in chooser  # the clock
     opened = steward.get(door, {"zone": "pitch-side", "phase": "pre-match"}).content.decode()
     assert "0 of 30 inside" in opened
     form = {"zone": "pitch-side", "phase": "pre-match", "direction": "in", "key": "k1"}
@@ -290,3 +305,73 @@ def test_backdated_scans_never_admit_more_of_a_crew_than_the_crew(desk) -> None:
     ]
     counts = [doors.core.inside(scans, "pitch-side", x.minute).get("r25", 0) for x in scans]
     assert max(counts) <= 2
+
+
+def test_a_steward_works_only_the_doors_of_the_venues_assigned(desk) -> None:
+    """A steward no league admin assigned to Old Trafford gets 403 at its doors (the
+    check-in API, the door page, its offline list); assigned, it works them."""
+    from pitchpass.web.errors import ServiceError
+    from pitchpass.web.services.accounts import do_add_user
+
+    code = _passes(desk["docs"])["r25"]["code"]
+    do_add_user("elsewhere", "steward", None, "pw-for-tests-only-7")
+    other = _signed_in("elsewhere")
+    refused = other.post(
+        f"/api/matches/{SEED}/check-ins",
+        {"code": code, "zone": "pitch-side", "phase": "pre-match", "direction": "in"},
+        "application/json",
+    )
+    assert refused.status_code == 403 and "assigned" in refused.json()["message"]
+    assert other.get(f"/matches/{SEED}/door/").status_code == 403
+    assert other.get(f"/matches/{SEED}/door/passes.json", {"zone": "tunnel"}).status_code == 403
+    with pytest.raises(ServiceError) as wrong:
+        do_add_user("nowhere", "steward", None, "pw-for-tests-only-7", venues=["wembley"])
+    assert wrong.value.code == "not-found"
+    with pytest.raises(ServiceError) as not_a_steward:
+        do_add_user("bt2", "media", "bt-sport", "pw-for-tests-only-7", venues=["old-trafford"])
+    assert not_a_steward.value.code == "invalid"
+    m.Profile.objects.get(user__username="elsewhere").venues.set(m.Venue.objects.all())
+    assert other.get(f"/matches/{SEED}/door/").status_code == 200
+
+
+def test_a_door_checks_the_phase_against_the_clock(desk) -> None:
+    """Pre-match is -60 to 0: its door opens at -75 and lets crews in until +15; a scan
+    sent with an earlier or a later `scanned` time is refused, with its reason."""
+    code = _passes(desk["docs"])["r25"]["code"]
+    kickoff = m.Match.objects.get(key=SEED).kickoff
+    steward = desk["steward"]
+
+    def at(minute: float) -> dict[str, Any]:
+        when = (kickoff + timedelta(minutes=minute)).isoformat()
+        return _verdict(steward, code, "pitch-side", "pre-match", scanned=when)
+
+    assert at(-80)["reason"] == "not-yet-open"
+    late = _verdict(steward, code, "pitch-side", "pre-match", "in")  # now: minute -30
+    assert late["result"] == "admitted"
+    m.Match.objects.filter(key=SEED).update(kickoff=timezone.now() - timedelta(minutes=16))
+    over = _verdict(steward, code, "pitch-side", "pre-match")
+    assert over["reason"] == "phase-over" and "closed at minute 15" in over["text"]
+
+
+def test_a_scan_key_names_one_scan(desk) -> None:
+    passes = _passes(desk["officer"])
+    first = _verdict(desk["steward"], passes["r25"]["code"], "pitch-side", "pre-match", key="d-1")
+    assert first["result"] == "admitted"
+    other = _scan(desk["steward"], passes["r27"]["code"], "pitch-side", "pre-match", key="d-1")
+    assert other.status_code == 409 and other.json()["path"] == "key"
+    assert "r25" not in other.content.decode()  # the first scan's answer is not told
+    same = _verdict(desk["steward"], passes["r25"]["code"], "pitch-side", "pre-match", key="d-1")
+    assert same == first
+
+
+def test_two_doors_that_let_a_crew_in_offline_are_a_conflict_not_extra_people(desk) -> None:
+    """A crew of 2 let in at the pitch-side door online, twice; a third door without its
+    connection let one more in earlier and sends it now: recorded as a conflict (the
+    officer reads it), and the zone still counts 2 of the crew."""
+    code = _passes(desk["docs"])["r25"]["code"]
+    for _ in range(2):
+        assert _verdict(desk["steward"], code, "pitch-side", "pre-match")["result"] == "admitted"
+    earlier = (timezone.now() - timedelta(minutes=1)).isoformat()
+    late = _verdict(desk["steward"], code, "pitch-side", "pre-match", scanned=earlier)
+    assert late["reason"] == "conflict" and "conflict for the officer" in late["text"]
+    assert doors.door(_user("steward"), SEED, "pitch-side", "pre-match").crews == {"r25": 2}

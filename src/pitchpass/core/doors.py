@@ -21,10 +21,19 @@ NOT_YET_OPEN = "not-yet-open"  # the clock is before the phase's start
 CREW_INSIDE = "crew-inside"  # every person of its crew is inside already
 NONE_INSIDE = "none-inside"  # out, with none of its crew inside
 FULL = "full"  # the zone holds as many people as its places in that phase
-REASONS = (UNKNOWN, REVOKED, WRONG_ZONE, WRONG_PHASE, NOT_YET_OPEN, CREW_INSIDE, NONE_INSIDE, FULL)
+# A scan made offline (sent later) that the door admitted while the crew was inside in
+# full already, by the scans of other doors: recorded for the officer, not counted.
+CONFLICT = "conflict"
+CLOSED = "phase-over"  # the clock is past the phase's end and its tolerance
+REASONS = (
+    UNKNOWN, REVOKED, WRONG_ZONE, WRONG_PHASE, NOT_YET_OPEN, CLOSED, CREW_INSIDE, CONFLICT,
+    NONE_INSIDE, FULL,
+)  # fmt: skip
 
-# A door opens this many minutes before its phase starts (crews set up first).
+# A door opens this many minutes before its phase starts (crews set up first), and lets
+# a crew in until this many minutes after it ends (a phase's end is not to the second).
 OPENS_BEFORE = 15
+CLOSES_AFTER = 15
 
 
 @dataclass(frozen=True)
@@ -74,11 +83,16 @@ def check(
     capacity: int,
     phase: Phase,
     minute: float | None,
+    offline: bool = False,
 ) -> Verdict:
     """Whether one person of the pass's crew goes through the door. `inside_crew` is how
     many of its crew are inside this zone, `inside_zone` how many people are (its places
-    in `phase`: `capacity`); `minute` the clock (None: not checked). Going out is never
-    refused for the clock, the phase or the places: one who is in may always leave."""
+    in `phase`: `capacity`); `minute` the clock (None: not checked): a door opens
+    OPENS_BEFORE minutes before its phase and closes CLOSES_AFTER minutes after it.
+    `offline`: the scan was made by a door without its connection and sent later (it let
+    the person in already): a crew in full then is a `conflict` for the officer. Going
+    out is never refused for the clock, the phase or the places: one who is in may always
+    leave."""
     if found is None:
         return _no(
             UNKNOWN, "not a pass of this match: check the code, or send the crew to the desk"
@@ -99,6 +113,16 @@ def check(
     if minute is not None and minute < opens:
         wait = _minutes(opens - minute)
         return _no(NOT_YET_OPEN, f"{who}: {door.phase} opens at minute {opens:g}, in {wait}")
+    closes = phase.end + CLOSES_AFTER
+    if minute is not None and minute > closes:
+        return _no(CLOSED, f"{who}: {door.phase} closed at minute {closes:g}")
+    if inside_crew >= found.crew and offline:
+        return _no(
+            CONFLICT,
+            f"{who}: all {found.crew} of its crew were inside already at that moment (another"
+            " door let them in): scanned offline, recorded as a conflict for the officer,"
+            " not counted inside",
+        )
     if inside_crew >= found.crew:
         return _no(CREW_INSIDE, f"{who}: all {found.crew} of its crew are inside already")
     if inside_zone >= capacity:

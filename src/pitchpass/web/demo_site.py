@@ -23,7 +23,7 @@ DEMO_USERS = (
     ("officer", "officer", "man-united", "home club: decides, overrides, publishes"),
     ("away-officer", "officer", "man-city", "away club: consent for its dressing room"),
     ("documentary", "media", "man-city-documentary", "the crew that was kept out"),
-    ("steward", "steward", None, "logs incidents"),
+    ("steward", "steward", None, "works the doors, logs incidents"),
 )
 
 
@@ -62,7 +62,9 @@ def prepare(path: Path, now: datetime, match_day: bool = False) -> DemoSite:
         password = secrets.token_urlsafe(12)
         user = User.objects.filter(username=username).first()
         if user is None:
-            do_add_user(username, role, org, password, f"{username}@demo.pitchpass.invalid")
+            venues = [v["id"] for v in document["venues"]] if role == "steward" else None
+            address = f"{username}@demo.pitchpass.invalid"
+            do_add_user(username, role, org, password, address, venues)  # a steward: its doors
         else:
             user.set_password(password)
             user.save(update_fields=["password"])

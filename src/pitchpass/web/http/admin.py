@@ -432,16 +432,19 @@ class MatchAdmin(Changes):
 class ProfileForm(forms.ModelForm):  # type: ignore[type-arg]
     class Meta:
         model = m.Profile
-        fields = ("user", "role", "organisation")
+        fields = ("user", "role", "organisation", "venues")
 
     def clean(self) -> dict[str, Any]:
         """The same rules as `pitchpass user add`: an officer acts for a club, a media user
-        for a broadcaster, producer or agency, the others for nobody in particular."""
+        for a broadcaster, producer or agency, the others for nobody in particular; only a
+        steward is assigned venues (the doors of their matches)."""
         data = super().clean() or {}
         role, organisation = data.get("role"), data.get("organisation")
         kinds = ORG_KIND.get(role or "")
         if kinds and (organisation is None or organisation.kind not in kinds):
             raise forms.ValidationError(f"a {role} user acts for a {' or '.join(kinds)}")
+        if data.get("venues") and role != "steward":
+            raise forms.ValidationError("only stewards are assigned venues")
         return data
 
 
@@ -452,6 +455,7 @@ class ProfileAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     form = ProfileForm
     list_display = ("user", "role", "organisation")
     list_filter = ("role",)
+    filter_horizontal = ("venues",)
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         before = accounts.role_of(obj.pk)

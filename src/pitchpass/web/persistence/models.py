@@ -270,6 +270,9 @@ class Profile(models.Model):
     notices = models.JSONField(null=True, blank=True, default=None)
     # When the user last opened their notices: newer ones are "new".
     notices_seen = models.DateTimeField(null=True, blank=True)
+    # A steward's venues, assigned by a league admin: the doors of their matches are the
+    # steward's to work (services/doors.py); none, no door.
+    venues = models.ManyToManyField(Venue, blank=True, related_name="stewards")
 
     def __str__(self) -> str:
         return f"{self.user.username} ({self.role})"

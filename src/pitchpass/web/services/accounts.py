@@ -25,11 +25,18 @@ ORG_KIND = {"officer": ("club",), "media": ("broadcaster", "producer", "agency",
 
 
 def do_add_user(
-    username: str, role: str, org_key: str | None, password: str, email: str = ""
+    username: str,
+    role: str,
+    org_key: str | None,
+    password: str,
+    email: str = "",
+    venues: list[str] | None = None,
 ) -> User:
     """Create a user with a role; officers belong to a club, media users to the
-    organisation they submit for; notices are e-mailed to `email` (none: not e-mailed).
-    Fails on a username already taken."""
+    organisation they submit for, stewards work the doors of their `venues`' matches;
+    notices are e-mailed to `email` (none: not e-mailed). Fails on a username already
+    taken."""
+    found_venues = _venues(role, venues or [])
     if email:
         try:
             validate_email(email)
@@ -66,9 +73,24 @@ def do_add_user(
         user = User.objects.create_user(username=username, password=password, email=email)
         user.is_staff = user.is_superuser = role == "admin"  # league admins use Django admin
         user.save()
-        m.Profile.objects.create(user=user, role=role, organisation=organisation)
-        _account(None, "user-add", username, None, {"role": role, "org": org_key})
+        profile = m.Profile.objects.create(user=user, role=role, organisation=organisation)
+        profile.venues.set(found_venues)
+        said: dict[str, Any] = {"role": role, "org": org_key}
+        if found_venues:
+            said["venues"] = [v.key for v in found_venues]
+        _account(None, "user-add", username, None, said)
     return user
+
+
+def _venues(role: str, keys: list[str]) -> list[m.Venue]:
+    """The venues a steward is assigned (only stewards are), each one known."""
+    if keys and role != "steward":
+        raise ServiceError(ErrorCode.INVALID, "only stewards are assigned venues", "venues")
+    found = {v.key: v for v in m.Venue.objects.filter(key__in=keys)}
+    for key in keys:
+        if key not in found:
+            raise ServiceError(ErrorCode.NOT_FOUND, f'unknown venue "{key[:100]}"', "venues")
+    return [found[k] for k in dict.fromkeys(keys)]
 
 
 TOKEN_DAYS = 90  # a token's life unless another is asked for

@@ -149,15 +149,20 @@ class Door:
 
 
 def check_door(user: User, match: m.Match) -> None:
-    """Who works a match's doors: stewards, league admins and the home club's officers
-    (the venue is theirs); another club's officer is refused (403) at the door, its
-    offline list and its scans."""
+    """Who works a match's doors: the stewards assigned to its venue (by a league admin),
+    the home club's officers (the venue is theirs) and league admins; anyone else is
+    refused (403) at the door, its offline list and its scans, before any pass is read."""
     who = access.profile(user)
     if who.role not in DOOR_ROLES:
         raise ServiceError(ErrorCode.FORBIDDEN, "stewards, officers and admins check passes")
     if who.role == "officer" and who.organisation_id != match.home_id:
         raise ServiceError(
             ErrorCode.FORBIDDEN, "only the home club's officers work its doors, with its stewards"
+        )
+    if who.role == "steward" and not who.venues.filter(pk=match.venue_id).exists():
+        raise ServiceError(
+            ErrorCode.FORBIDDEN,
+            "this venue's doors are worked by the stewards a league admin assigned to it",
         )
 
 
@@ -249,12 +254,8 @@ def do_check_in(user: User, match_key: str, body: dict[str, Any], now: datetime)
         match = lock_match(access.check_match(user, match_key))
         check_door(user, match)
         found_zone, found_phase = _zone_and_phase(match, zone, phase)
-        if key:
-            again = m.Scan.objects.filter(match=match, key=key).first()
-            if again is not None:
-                return _answer(again)
-        ensure_passes(match)
         plain = plain_code(code)
+        ensure_passes(match)
         row = (
             m.Pass.objects.select_related("request__by", "request__zone")
             .filter(code=plain, request__match=match)
@@ -262,6 +263,11 @@ def do_check_in(user: User, match_key: str, body: dict[str, Any], now: datetime)
             if plain
             else None
         )
+        if key:
+            again = m.Scan.objects.filter(match=match, key=key).first()
+            if again is not None:
+                _check_same_scan(again, row, zone, phase, direction)
+                return _answer(again)
         scans, minute = _scans(match, zone), _minute(scanned, match.kickoff)
         if direction == core.IN:  # against every moment from its own on (peaks_from)
             crews, people = core.peaks_from(scans, zone, minute)
@@ -276,7 +282,8 @@ def do_check_in(user: User, match_key: str, body: dict[str, Any], now: datetime)
             inside_zone=people,
             capacity=capacity(found_zone, phase),
             phase=found_phase,
-            minute=_minute(scanned, match.kickoff),
+            minute=minute,
+            offline="scanned" in body and body["scanned"] is not None,
         )
         try:
             with transaction.atomic():
@@ -297,8 +304,29 @@ def do_check_in(user: User, match_key: str, body: dict[str, Any], now: datetime)
                     key=key,
                 )
         except IntegrityError:  # the same key at once from two tabs: the first stands
-            return _answer(m.Scan.objects.get(match=match, key=key))
+            again = m.Scan.objects.get(match=match, key=key)
+            _check_same_scan(again, row, zone, phase, direction)
+            return _answer(again)
         return _answer(scan)
+
+
+def _check_same_scan(
+    again: m.Scan, row: m.Pass | None, zone: str, phase: str, direction: str
+) -> None:
+    """A scan sent again with its `key` is answered as the first was, if it is the same
+    scan (the same pass, or no pass, at the same door); a key sent with another code,
+    zone, phase or direction is a 409: a key names one scan, and answering it would tell
+    what the first scan found."""
+    same = (again.pass_of_id, again.zone, again.phase, again.direction) == (
+        row.pk if row is not None else None, zone, phase, direction
+    )  # fmt: skip
+    if not same:
+        raise ServiceError(
+            ErrorCode.CONFLICT,
+            "this scan's key was sent before with another pass, zone, phase or direction:"
+            " a door gives each scan a key of its own",
+            "key",
+        )
 
 
 def _scanned(value: Any, now: datetime) -> datetime:
