@@ -1,20 +1,23 @@
-"""Benchmark: scans per second at a zone door (issue 11, section 3), against the least a
+"""Benchmark: scans per second at a zone door (issues 11 and 26), against the least a
 locked scan can cost, measured in the same run. Writes benchmarks/RESULTS-doors.md.
 
-    .venv/bin/python benchmarks/door_scans.py [--scans 400] [--history 4000]
+    .venv/bin/python benchmarks/door_scans.py [--scans 200] [--rounds 5] [--history 20000]
 
 For each database (SQLite in a temporary PITCHPASS_HOME; PostgreSQL at 127.0.0.1:5432 in a
 fresh database `bench_doors`, dropped and made again; skipped if it cannot be reached), in
-a process of its own: the seed match is loaded, decided and published, and a steward scans
-the published crews of the tunnel at its door in the post-match phase, each crew in, then
-out, and so on, through the service the API calls (`doors.do_check_in`, in-process: no
-HTTP). Each scan is admitted. The baseline, `bare`, is what any locked scan must do: in a
-transaction, lock the match row and insert one scan row.
+a process of its own: the seed match is loaded, decided and published, and a steward of
+the venue scans the published crews of the tunnel at its door in the post-match phase,
+each crew in, then out, and so on, through the service the API calls
+(`doors.do_check_in`, in-process: no HTTP). Each scan is admitted. The baseline, `bare`,
+is what any locked scan must do: in a transaction, lock the match row and insert one
+scan row.
 
-Rates are taken twice: on an empty door (`fresh`), and after `--history` admitted scans
-already stored at that door (`busy`), since each scan counts who is inside from the
-door's admitted scans. The ratio of each to the bare rate measured just before it is the
-figure; absolute rates are noted only to show the machine's scale.
+Two doors: an empty one (its scans removed before each round), and one with `--history`
+admitted scans stored before the round's (made in bulk, as the service would have
+counted them). For each, `--rounds` rounds, each the bare rate then the scan rate over
+`--scans` each, interleaved; the figure is the median of the rounds' ratios (scan rate /
+bare rate of the same round), with the lowest and highest. The machine's load average is
+noted at the start and end of each database's run.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -40,7 +44,7 @@ PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres"
 PG_BENCH = "postgres://postgres@127.0.0.1:5432/bench_doors"
 
 
-def measure(scans: int, history: int) -> dict[str, Any]:
+def measure(scans: int, history: int, rounds_wanted: int) -> dict[str, Any]:
     """In this process (Django set up for the database in the environment)."""
     from pitchpass.web.setup import configure, migrate
 
@@ -58,7 +62,10 @@ def measure(scans: int, history: int) -> dict[str, Any]:
 
     store.load(parse_text(SEED.read_text(), SEED.name))
     do_add_user("officer", "officer", "man-united", "pw-for-bench-only-7")
-    do_add_user("steward", "steward", None, "pw-for-bench-only-7")
+    try:  # a steward of the venue (assigned venues since issue 26)
+        do_add_user("steward", "steward", None, "pw-for-bench-only-7", venues=["old-trafford"])
+    except TypeError:  # before: any steward
+        do_add_user("steward", "steward", None, "pw-for-bench-only-7")
     officer, steward = User.objects.get(username="officer"), User.objects.get(username="steward")
     decisions.do_decide(officer, MATCH)
     decisions.do_publish(officer, MATCH)
@@ -69,7 +76,7 @@ def measure(scans: int, history: int) -> dict[str, Any]:
         .order_by("request__position")
         .values_list("code", flat=True)
     )
-    clock = [match.kickoff + timedelta(minutes=115)]  # in the post-match phase
+    clock = [match.kickoff + timedelta(minutes=113)]  # in the post-match phase
 
     def tick() -> Any:
         clock[0] += timedelta(milliseconds=1)
@@ -95,6 +102,30 @@ def measure(scans: int, history: int) -> dict[str, Any]:
                 result="bare", text="bare", scanned=tick(), received=clock[0],
             )  # fmt: skip
 
+    counts = {f.name for f in m.Scan._meta.get_fields()} >= {"crew_inside", "zone_inside"}
+    requests = dict(m.Pass.objects.filter(code__in=codes).values_list("code", "request__key"))
+
+    def empty_door() -> None:
+        m.Scan.objects.filter(match=match, zone=ZONE).delete()
+        done[0] = 0
+
+    def stored(n: int) -> None:
+        """`n` admitted scans at the door before now: each crew in, then out, in turn."""
+        empty_door()
+        rows = []
+        for i in range(n):
+            code = codes[(i // 2) % len(codes)]
+            inside = 1 if i % 2 == 0 else 0
+            more = {"crew_inside": inside, "zone_inside": inside} if counts else {}
+            rows.append(
+                m.Scan(
+                    match=match, request=requests[code], zone=ZONE, phase=PHASE,
+                    direction="in" if i % 2 == 0 else "out", result="admitted",
+                    text="history", scanned=tick(), received=clock[0], **more,
+                )
+            )  # fmt: skip
+        m.Scan.objects.bulk_create(rows, batch_size=2000)
+
     def rate(work: Any, n: int) -> float:
         work()  # warm
         started = time.perf_counter()
@@ -103,15 +134,17 @@ def measure(scans: int, history: int) -> dict[str, Any]:
         return n / (time.perf_counter() - started)
 
     out: dict[str, Any] = {"vendor": connection.vendor, "crews": len(codes)}
-    out["bare_fresh"] = rate(bare, scans)
-    out["fresh"] = rate(scan, scans)
-    stored = m.Scan.objects.filter(match=match, zone=ZONE, result="admitted").count()
-    while stored < history:  # fill the door's history by the service itself
-        scan()
-        stored += 1
-    out["history"] = stored
-    out["bare_busy"] = rate(bare, scans)
-    out["busy"] = rate(scan, scans)
+    out["load_before"] = os.getloadavg()[0]
+    for label, size in (("fresh", 0), ("busy", history)):
+        rounds = []
+        for _ in range(rounds_wanted):
+            stored(size)  # the door as it is before the round (an even count: all out)
+            bare_rate = rate(bare, scans)
+            scan_rate = rate(scan, scans)
+            rounds.append((scan_rate, bare_rate))
+        out[label] = rounds
+    out["history"] = history
+    out["load_after"] = os.getloadavg()[0]
     return out
 
 
@@ -130,10 +163,12 @@ def _postgres() -> bool:
     return True
 
 
-def _run(env: dict[str, str], scans: int, history: int) -> dict[str, Any]:
-    command = [sys.executable, __file__, "--child", "--scans", str(scans)]
-    command += ["--history", str(history)]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+def _run(env: dict[str, str], args: argparse.Namespace) -> dict[str, Any]:
+    command = [sys.executable, __file__, "--child", "--scans", str(args.scans)]
+    command += ["--history", str(args.history), "--rounds", str(args.rounds)]
+    done = subprocess.run(
+        command, env=env, capture_output=True, text=True, check=False, cwd=args.code
+    )
     if done.returncode != 0:
         raise SystemExit(f"the measuring process failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -149,41 +184,63 @@ def _machine() -> str:
     return f"{os.cpu_count()} cores ({cpu}), Python {python}, {platform.system()}"
 
 
+def _share(rounds: list[list[float]]) -> tuple[float, float, float, float, float]:
+    """Median scan rate, median bare rate, and the median, lowest and highest share."""
+    shares = sorted(scan / bare for scan, bare in rounds)
+    return (
+        statistics.median(scan for scan, _ in rounds),
+        statistics.median(bare for _, bare in rounds),
+        statistics.median(shares),
+        shares[0],
+        shares[-1],
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scans", type=int, default=400)
-    parser.add_argument("--history", type=int, default=4000)
+    parser.add_argument("--scans", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--history", type=int, default=20000)
     parser.add_argument("--output", type=Path, default=HERE / "RESULTS-doors.md")
+    parser.add_argument(
+        "--code", type=Path, default=None, help="another checkout's src/ (a baseline to compare)"
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(measure(args.scans, args.history)))
+        print(json.dumps(measure(args.scans, args.history, args.rounds)))
         return
     results = []
     with tempfile.TemporaryDirectory() as home:
         env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
         env |= {"PITCHPASS_HOME": home, "PITCHPASS_SECRET_KEY": "bench-only"}
-        results.append(_run(env, args.scans, args.history))
+        if args.code is not None:  # that checkout's pitchpass before this one's
+            env["PYTHONPATH"] = str(args.code.resolve())
+        results.append(_run(env, args))
         if _postgres():
-            results.append(_run({**env, "DATABASE_URL": PG_BENCH}, args.scans, args.history))
+            results.append(_run({**env, "DATABASE_URL": PG_BENCH}, args))
     lines = [
         "# Scans at a zone door",
         "",
         "Written by `benchmarks/door_scans.py` (do not edit by hand). Machine: " + _machine() + ".",
-        f"Each rate over {args.scans} scans, in-process through `doors.do_check_in` (no HTTP);",
-        "`bare` locks the match and inserts one scan row, measured just before in the same run.",
+        f"In-process through `doors.do_check_in` (no HTTP); {args.rounds} rounds per door, each",
+        f"the bare rate then the scan rate over {args.scans} scans each, interleaved; `bare`",
+        "locks the match and inserts one scan row. The share is the median of the rounds'",
+        "ratios (median), with the lowest and highest; rates are medians, for the scale.",
         "",
-        "| database | door | scans/s | bare scans/s | share of bare |",
-        "|---|---|---|---|---|",
+        "| database | door | scans/s | bare scans/s | share of bare | lowest-highest | load |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in results:
-        for state, bare, label in (
-            ("fresh", "bare_fresh", "empty"),
-            ("busy", "bare_busy", f"{r['history']:,} admitted scans stored"),
+        load = f"{r['load_before']:.1f} to {r['load_after']:.1f}"
+        for state, label in (
+            ("fresh", "empty"),
+            ("busy", f"{r['history']:,} admitted scans stored"),
         ):
+            scan, bare, share, low, high = _share(r[state])
             lines.append(
-                f"| {r['vendor']} | {label} | {r[state]:,.0f} | {r[bare]:,.0f} |"
-                f" {r[state] / r[bare]:.0%} |"
+                f"| {r['vendor']} | {label} | {scan:,.0f} | {bare:,.0f} | {share:.0%} |"
+                f" {low:.0%}-{high:.0%} | {load} |"
             )
     lines.append("")
     args.output.write_text("\n".join(lines), encoding="utf-8")

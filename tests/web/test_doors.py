@@ -227,7 +227,13 @@ def test_the_door_keeps_a_list_for_offline_without_the_codes(desk) -> None:
     assert {p["request"] for p in kept["passes"]} == pitch
     text = str(kept)
     assert all(p["typed"].replace("-", "") not in text for p in passes.values())
-    assert doors.digest(passes["r25"]["typed"].replace("-", "")) in text
+    code = passes["r25"]["typed"].replace("-", "")
+    assert doors.digest(code, kept["key"]) in text
+    again = steward.get(f"/matches/{SEED}/door/passes.json", {"zone": "pitch-side"}).json()
+    assert again["key"] != kept["key"]  # a key per list: no two lists name a pass alike
+    assert doors.digest(code, again["key"]) in str(again) and doors.digest(
+        code, kept["key"]
+    ) not in str(again)
     refused = _signed_in("docs").get(f"/matches/{SEED}/door/passes.json", {"zone": "tunnel"})
     assert refused.status_code == 403 and refused.json()["code"] == "forbidden"
 
@@ -375,3 +381,32 @@ def test_two_doors_that_let_a_crew_in_offline_are_a_conflict_not_extra_people(de
     late = _verdict(desk["steward"], code, "pitch-side", "pre-match", scanned=earlier)
     assert late["reason"] == "conflict" and "conflict for the officer" in late["text"]
     assert doors.door(_user("steward"), SEED, "pitch-side", "pre-match").crews == {"r25": 2}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_counts_kept_with_the_scans_are_the_cores_count(desk, seed: int) -> None:
+    """Who is inside is kept with each scan (a scan reads the newest, not the history):
+    after random scans in and out of three crews, some sent later with earlier times (an
+    offline door), every scan's counts are what the core counts replaying them all, and
+    no moment has more of a crew inside than its crew."""
+    import random
+
+    chance = random.Random(seed)
+    passes = _passes(desk["officer"])
+    crews = {k: passes[k] for k in ("r25", "r27", "r28")}  # pitch-side
+    now = timezone.now()
+    for n in range(30):
+        key = chance.choice(sorted(crews))
+        body: dict[str, Any] = {"direction": chance.choice(["in", "in", "out"])}
+        if chance.random() < 0.3:
+            body["scanned"] = (now - timedelta(minutes=chance.randint(1, 20))).isoformat()
+        answer = _scan(desk["steward"], crews[key]["code"], "pitch-side", "pre-match", **body)
+        assert answer.status_code == 200, answer.content
+    rows = list(m.Scan.objects.filter(zone="pitch-side").order_by("scanned", "id"))
+    replay = [
+        doors.core.Scan(r.request, "pitch-side", r.direction, 0.0, r.result == "admitted")
+        for r in rows
+    ]
+    assert [(r.crew_inside, r.zone_inside) for r in rows] == doors.core.counted(replay, {})
+    for r in rows:
+        assert r.crew_inside <= crews[r.request]["crew"], (r.request, r.scanned)

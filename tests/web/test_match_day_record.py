@@ -144,3 +144,42 @@ def test_an_open_offer_is_exported_as_holding_its_places(desk) -> None:
     assert "r24" not in {
         p["request"] for p in desk["docs"].get(f"/api/matches/{SEED}/passes").json()
     }
+
+
+def test_what_is_not_published_is_nobody_elses_and_is_marked_proposed(desk) -> None:
+    """Issue 26, section 4: a rival's proposed crew moves no count that a media user or
+    a steward sees (the board's grid, the match list); the away club's officer reads a
+    proposal in its room as proposed, not final."""
+    from pitchpass.web.persistence.changes import changed
+
+    match = m.Match.objects.get(key=SEED)
+
+    def grids() -> dict[str, Any]:
+        return {
+            name: views.board_of(_user(name), SEED, {}, timezone.now()).grid
+            for name in ("docs", "steward")
+        }
+
+    def fullest(name: str) -> Any:
+        coming, past = views.match_list(_user(name), timezone.now())
+        return next(line.fullest for line in [*coming, *past] if line.match.key == SEED)
+
+    before, listed = grids(), fullest("docs")
+    m.Request.objects.create(
+        match=match, key="x1", by=m.Organisation.objects.get(key="bt-sport"),
+        zone=match.venue.zones.get(key="mixed-zone"), phases=["post-match"], crew=3,
+        submitted=_at(-10 * 24 * 60), position=999, changed_in=match.version + 1,
+    )  # fmt: skip
+    changed(match)
+    decided = desk["officer"].post(f"/api/matches/{SEED}/decide").json()
+    assert {d["request"]: d["status"] for d in decided["decisions"]}["x1"] == "granted"
+    assert grids() == before and fullest("docs") == listed  # proposed: not theirs to count
+    officer = views.board_of(_user("officer"), SEED, {}, timezone.now())
+    assert officer.grid != before["docs"]  # the officer's grid counts its proposal
+    away = views.board_of(_user("away"), SEED, {}, timezone.now())
+    r24 = next(r for r in away.rows if r.key == "r24")  # in City's dressing room
+    assert (r24.status, r24.state, r24.proposed) == ("refused", "proposed", True)
+    page = Client()
+    page.force_login(_user("away"))
+    row = page.get(f"/matches/{SEED}/").content.decode().split('id="request-r24"')[1]
+    assert 'title="proposed, not published yet">*' in row.split("</tr>")[0]

@@ -166,12 +166,37 @@ def _minutes(n: float) -> str:
 
 @dataclass(frozen=True)
 class Scan:
-    """An admitted scan, as the door recorded it (refused scans move nobody)."""
+    """A scan as the door recorded it; only admitted ones move anybody."""
 
     request: str
     zone: str
     direction: str
     minute: float  # after kick-off
+    admitted: bool = True
+
+
+def step(crew: int, people: int, direction: str, admitted: bool) -> tuple[int, int]:
+    """Who is inside after one scan (of its crew, and in all) from who was before: one
+    more in, one fewer out (never fewer than none of a crew), nobody moved if refused."""
+    if not admitted:
+        return crew, people
+    if direction == IN:
+        return crew + 1, people + 1
+    return max(0, crew - 1), people - (1 if crew > 0 else 0)
+
+
+def counted(scans: Iterable[Scan], start: dict[str, int]) -> list[tuple[int, int]]:
+    """After each scan (in the order given, one zone's): how many of its crew, and how
+    many people, are inside; `start`: each crew inside before the first (the count `inside`
+    gives, kept with the scans by the adapters so a scan need not read them all)."""
+    crews = dict(start)
+    people = sum(crews.values())
+    out = []
+    for scan in scans:
+        crew, people = step(crews.get(scan.request, 0), people, scan.direction, scan.admitted)
+        crews[scan.request] = crew
+        out.append((crew, people))
+    return out
 
 
 def inside(scans: Iterable[Scan], zone: str, minute: float | None = None) -> dict[str, int]:
@@ -179,7 +204,7 @@ def inside(scans: Iterable[Scan], zone: str, minute: float | None = None) -> dic
     admitted scans in the order they happened; crews with none inside are left out."""
     count: dict[str, int] = {}
     for scan in scans:
-        if scan.zone != zone or (minute is not None and scan.minute > minute):
+        if scan.zone != zone or not scan.admitted or (minute is not None and scan.minute > minute):
             continue
         step = 1 if scan.direction == IN else -1
         count[scan.request] = max(0, count.get(scan.request, 0) + step)
@@ -197,7 +222,7 @@ def peaks_from(scans: Iterable[Scan], zone: str, minute: float) -> tuple[dict[st
     crews: dict[str, int] = {}
     people = 0
     started = False
-    for scan in sorted((s for s in scans if s.zone == zone), key=lambda s: s.minute):
+    for scan in sorted((s for s in scans if s.zone == zone and s.admitted), key=lambda s: s.minute):
         if not started and scan.minute > minute:
             started = True
             crews = dict(count)

@@ -148,7 +148,7 @@ def door_list(request: HttpRequest, match_key: str) -> JsonResponse:
         kept = doors.offline_list(user_of(request), match_key, request.GET.get("zone", "")[:100])
     except ServiceError as error:
         return JsonResponse(error.as_json(), status=error.status)
-    return JsonResponse({"passes": kept})
+    return JsonResponse({"key": kept.key, "passes": kept.passes})
 
 
 SCAN_TEXTS = ("code", "zone", "phase", "direction")  # the API's check-in body, as text

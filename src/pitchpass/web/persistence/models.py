@@ -561,10 +561,20 @@ class Scan(models.Model):
     scanned = models.DateTimeField()  # at the door (its clock, if it was offline)
     received = models.DateTimeField()  # by the server
     key = models.CharField(max_length=64, blank=True, default="")  # the door's, once only
+    # Who is inside the zone just after this scan, in the order of `scanned` (core/doors.py
+    # counts them): of its crew, and in all. A scan reads the newest ones, not the door's
+    # whole history; a scan sent later from an offline door counts the later ones again.
+    crew_inside = models.PositiveIntegerField(default=0)
+    zone_inside = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["scanned", "id"]
-        indexes = [models.Index(fields=["match", "zone", "scanned"], name="scan_by_zone")]
+        # The newest scan of a door, and of a crew at it, read at every scan: in the
+        # order of (scanned, id) straight from the index, whatever the door's history.
+        indexes = [
+            models.Index(fields=["match", "zone", "scanned", "id"], name="scan_by_door"),
+            models.Index(fields=["match", "zone", "request", "scanned", "id"], name="scan_by_crew"),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["match", "key"], condition=~models.Q(key=""), name="one_scan_a_key"

@@ -56,6 +56,13 @@ def check_match(user: User, match_key: str) -> m.Match:
     return _found(found, match_key)
 
 
+def check_match_of(who: m.Profile, match_key: str) -> m.Match:
+    """`check_match` for a profile read already (one statement, as `visible_matches`)."""
+    matches = m.Match.objects.select_related("venue", "home", "away", "host", "competition")
+    found = _one(matches, match_key)
+    return _found(found if found is not None and sees(who, found) else None, match_key)
+
+
 def check_match_row(user: User, match_key: str, competition: bool = False) -> m.Match:
     """`check_match`, the match's own row (its venue and clubs read if used), with its
     `competition` (deadline, policy) if asked: what the API needs at every call (a list

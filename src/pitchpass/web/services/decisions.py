@@ -757,15 +757,22 @@ def proposal_usage(match: m.Match, run: m.DecisionRun) -> list[dict[str, Any]]:
     return [u._asdict() for u in record_usage(scenario, match.key, holding)]
 
 
-def published_usage(match: m.Match) -> list[dict[str, Any]]:
+def published_usage(match: m.Match, run: m.DecisionRun | None = None) -> list[dict[str, Any]]:
     """The places the published grants hold, in the `usage` shape of SCENARIO.md (every
     zone and phase): the grid of those who do not manage the match, the same state as
-    their access list and coverage (a proposal is not theirs to learn of)."""
-    scenario = _as_published(match)
-    published = tuple(r for r in scenario.requests if r.locked)
-    only = dataclasses.replace(scenario, requests=published)
-    usage: list[dict[str, Any]] = match_json(decide_match(only, match.key))["usage"]
-    return usage
+    their access list and coverage (a proposal is not theirs to learn of). Where the
+    run's grants are exactly the published ones (a run published, nothing offered,
+    accepted, released or revoked since), its own usage is that: it is read, not counted."""
+    published = published_keys(match)
+    if run is not None and not published:  # nothing published: no place held yet
+        return [{**u, "used": 0} for u in run.output["usage"]]
+    if run is not None and run.published is not None:
+        granted = {d["request"] for d in run.output["decisions"] if d["status"] == Status.GRANTED}
+        if granted == published:
+            usage: list[dict[str, Any]] = run.output["usage"]
+            return usage
+    scenario = scenario_of(match)
+    return [u._asdict() for u in record_usage(scenario, match.key, published)]
 
 
 RULES = {

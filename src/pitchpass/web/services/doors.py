@@ -5,6 +5,7 @@ checks it at a door and every scan is recorded. What a door decides is the core'
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -13,6 +14,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core import signing
 from django.db import IntegrityError, transaction
+from django.db.models import DateTimeField, OuterRef, QuerySet, Subquery
 
 from pitchpass.core import doors as core
 from pitchpass.core.coverage import phase_at
@@ -57,9 +59,11 @@ def plain_code(text: str) -> str | None:
     return text.replace("-", "").replace(" ", "").upper()
 
 
-def digest(code: str) -> str:
-    """How a door's offline list names a pass: a stolen phone's list makes no pass."""
-    return hashlib.sha256(f"pitchpass-pass:{code}".encode()).hexdigest()
+def digest(code: str, key: str) -> str:
+    """How a door's offline list names a pass: HMAC-SHA256 under the list's own `key`
+    (a new one each time a list is fetched, sent with it), so that no two lists name a
+    pass alike and no table made beforehand turns a copied list into codes."""
+    return hmac.new(key.encode(), f"pitchpass-pass:{code}".encode(), hashlib.sha256).hexdigest()
 
 
 def ensure_passes(match: m.Match) -> None:
@@ -148,11 +152,11 @@ class Door:
     crews: dict[str, int]  # request id -> people inside
 
 
-def check_door(user: User, match: m.Match) -> None:
+def check_door(user: User | m.Profile, match: m.Match) -> None:
     """Who works a match's doors: the stewards assigned to its venue (by a league admin),
     the home club's officers (the venue is theirs) and league admins; anyone else is
     refused (403) at the door, its offline list and its scans, before any pass is read."""
-    who = access.profile(user)
+    who = user if isinstance(user, m.Profile) else access.profile(user)
     if who.role not in DOOR_ROLES:
         raise ServiceError(ErrorCode.FORBIDDEN, "stewards, officers and admins check passes")
     if who.role == "officer" and who.organisation_id != match.home_id:
@@ -167,13 +171,33 @@ def check_door(user: User, match: m.Match) -> None:
 
 
 def _zone_and_phase(match: m.Match, zone: str, phase: str) -> tuple[m.Zone, Phase]:
-    found = match.venue.zones.filter(key=zone).first()
+    return _zone(match, zone), _phase(match, phase)
+
+
+def _zone(
+    match: m.Match, zone: str, lock: bool = False, newest: QuerySet[m.Scan] | None = None
+) -> m.Zone:
+    """The venue's zone (`lock`: its row locked until the transaction ends: a scan there
+    waits for the one before, at any door of the zone; scans elsewhere do not), with the
+    `newest` of these scans' time and who was inside after it (`newest_scanned`,
+    `zone_inside`), read in the same statement."""
+    rows = m.Zone.objects.filter(venue_id=match.venue_id, key=zone)
+    if newest is not None:
+        rows = rows.annotate(
+            newest_scanned=Subquery(newest.values("scanned")[:1], output_field=DateTimeField()),
+            zone_inside=Subquery(newest.values("zone_inside")[:1]),
+        )
+    found = (rows.select_for_update(of=("self",)) if lock else rows).first()
     if found is None:
         raise ServiceError(ErrorCode.INVALID, f'no zone "{zone}" at {match.venue.name}', "zone")
+    return found
+
+
+def _phase(match: m.Match, phase: str) -> Phase:
     plan = {p.id: p for p in plan_of(match)}
     if phase not in plan:
         raise ServiceError(ErrorCode.INVALID, f'no phase "{phase}" in this match', "phase")
-    return found, plan[phase]
+    return plan[phase]
 
 
 def capacity(zone: m.Zone, phase: str) -> int:
@@ -205,13 +229,23 @@ def door(user: User, match_key: str, zone: str, phase: str) -> Door:
     return Door(zone, found.name, phase, sum(crews.values()), capacity(found, phase), crews)
 
 
-def offline_list(user: User, match_key: str, zone: str) -> list[dict[str, Any]]:
-    """What a door keeps for when its connection drops: each pass by its digest (of the
-    code, and of the signed code the QR carries), without the code itself."""
+@dataclass(frozen=True)
+class OfflineList:
+    """What a door keeps for when its connection drops: its key, and each pass of the
+    zone by its digest under that key (`digest`), without the code itself."""
+
+    key: str
+    passes: list[dict[str, Any]]
+
+
+def offline_list(user: User, match_key: str, zone: str) -> OfflineList:
+    """The door's list for offline: a key made for this list alone, and each pass whose
+    places are in `zone` by its keyed digest, with what the door checks offline."""
     match = access.check_match(user, match_key)
     check_door(user, match)
     _zone_and_phase(match, zone, plan_of(match)[0].id)
     ensure_passes(match)
+    key = secrets.token_hex(16)
     kept = []
     for row in _rows(match):
         found = core_pass(_with_match(row, match))
@@ -219,7 +253,7 @@ def offline_list(user: User, match_key: str, zone: str) -> list[dict[str, Any]]:
             continue
         kept.append(
             {
-                "digest": digest(row.code),
+                "digest": digest(row.code, key),
                 "request": found.request,
                 "org": row.request.by.name,
                 "zones": list(found.zones),
@@ -228,13 +262,16 @@ def offline_list(user: User, match_key: str, zone: str) -> list[dict[str, Any]]:
                 "revoked": found.revoked,
             }
         )
-    return kept
+    return OfflineList(key, kept)
 
 
 def do_check_in(user: User, match_key: str, body: dict[str, Any], now: datetime) -> dict[str, Any]:
     """One scan at a door: the core says admitted or refused, and the scan is recorded.
     `key` (the door's own id for the scan) makes a resent scan answer as the first did;
-    `scanned` is when a door that was offline made it. Locks the match."""
+    `scanned` is when a door that was offline made it. Locks the zone's row (not the
+    match: the other zones' doors, and the desk, do not wait), as pretix's check-in locks
+    the ticket's; who is inside is read from the newest scans (kept with them), so a scan
+    costs the same at an empty door and after thousands."""
     code, zone, phase = body["code"], body["zone"], body["phase"]
     direction, key = body["direction"], body.get("key") or ""
     for name, value in (("code", code), ("zone", zone), ("phase", phase), ("key", key)):
@@ -251,63 +288,90 @@ def do_check_in(user: User, match_key: str, body: dict[str, Any], now: datetime)
         raise ServiceError(ErrorCode.INVALID, 'direction is "in" or "out"', "direction")
     scanned = _scanned(body.get("scanned"), now)
     with transaction.atomic():
-        match = lock_match(access.check_match(user, match_key))
-        check_door(user, match)
-        found_zone, found_phase = _zone_and_phase(match, zone, phase)
+        who = access.profile(user)
+        match = access.check_match_of(who, match_key)
+        check_door(who, match)
+        at_door = m.Scan.objects.filter(match=match, zone=zone).order_by("-scanned", "-id")
+        found_zone = _zone(match, zone, lock=True, newest=at_door)  # its doors wait here
+        found_phase = _phase(match, phase)
         plain = plain_code(code)
-        ensure_passes(match)
+        newest_of_crew = at_door.filter(request=OuterRef("request__key"))
         row = (
             m.Pass.objects.select_related("request__by", "request__zone")
             .filter(code=plain, request__match=match)
+            .annotate(crew_inside=Subquery(newest_of_crew.values("crew_inside")[:1]))
             .first()
             if plain
             else None
-        )
+        )  # a pass is made when its grant is published or first listed: none, no code
         if key:
             again = m.Scan.objects.filter(match=match, key=key).first()
             if again is not None:
                 _check_same_scan(again, row, zone, phase, direction)
                 return _answer(again)
-        scans, minute = _scans(match, zone), _minute(scanned, match.kickoff)
-        if direction == core.IN:  # against every moment from its own on (peaks_from)
-            crews, people = core.peaks_from(scans, zone, minute)
-        else:  # one who was in then may leave
-            crews = core.inside(scans, zone, minute)
-            people = sum(crews.values())
         the_pass = core_pass(_with_match(row, match)) if row is not None else None
+        request = the_pass.request if the_pass else ""
+        minute = _minute(scanned, match.kickoff)
+        newest = found_zone.newest_scanned  # type: ignore[attr-defined]
+        live = newest is None or newest <= scanned  # else sent later by an offline door
+        if live:  # who is inside now, kept with the newest scans: no history read
+            people = found_zone.zone_inside or 0  # type: ignore[attr-defined]
+            crew = (row.crew_inside or 0) if row is not None else 0
+        else:  # against every moment from its own on (core peaks_from), as it was then
+            scans = _scans(match, zone)
+            if direction == core.IN:
+                crews, people = core.peaks_from(scans, zone, minute)
+            else:  # one who was in then may leave
+                crews = core.inside(scans, zone, minute)
+                people = sum(crews.values())
+            crew = crews.get(request, 0)
         verdict = core.check(
             core.Door(zone, phase, direction),
             the_pass,
-            inside_crew=crews.get(the_pass.request, 0) if the_pass else 0,
+            inside_crew=crew,
             inside_zone=people,
             capacity=capacity(found_zone, phase),
             phase=found_phase,
             minute=minute,
             offline="scanned" in body and body["scanned"] is not None,
         )
-        try:
-            with transaction.atomic():
-                scan = m.Scan.objects.create(
-                    match=match,
-                    pass_of=row,
-                    request=the_pass.request if the_pass else "",
-                    zone=zone,
-                    phase=phase,
-                    direction=direction,
-                    result=verdict.result,
-                    reason=verdict.reason or "",
-                    text=verdict.text,
-                    by=user,
-                    username=user.get_username(),
-                    scanned=scanned,
-                    received=now,
-                    key=key,
-                )
-        except IntegrityError:  # the same key at once from two tabs: the first stands
-            again = m.Scan.objects.get(match=match, key=key)
-            _check_same_scan(again, row, zone, phase, direction)
-            return _answer(again)
+        crew_after, zone_after = core.step(crew, people, direction, verdict.admitted)
+        fields = dict(
+            match=match, pass_of=row, request=request, zone=zone, phase=phase,
+            direction=direction, result=verdict.result, reason=verdict.reason or "",
+            text=verdict.text, by=user, username=user.get_username(), scanned=scanned,
+            received=now, key=key, crew_inside=crew_after, zone_inside=zone_after,
+        )  # fmt: skip
+        if not key:
+            scan = m.Scan.objects.create(**fields)
+        else:
+            try:
+                with transaction.atomic():
+                    scan = m.Scan.objects.create(**fields)
+            except IntegrityError:  # the same key at once from two tabs: the first stands
+                again = m.Scan.objects.get(match=match, key=key)
+                _check_same_scan(again, row, zone, phase, direction)
+                return _answer(again)
+        if not live:  # its own counts are those of its moment, and it moves those after
+            _count_again(match, zone)
         return _answer(scan)
+
+
+def _count_again(match: m.Match, zone: str) -> None:
+    """Who is inside after each scan of the door, counted again from the first (the core's
+    `counted`): a scan sent later by an offline door moves the counts after its moment."""
+    rows = list(
+        m.Scan.objects.filter(match=match, zone=zone)
+        .order_by("scanned", "id")
+        .only("request", "direction", "result", "crew_inside", "zone_inside")
+    )
+    scans = [core.Scan(r.request, zone, r.direction, 0.0, r.result == "admitted") for r in rows]
+    changed = []
+    for r, (crew, people) in zip(rows, core.counted(scans, {}), strict=True):
+        if (r.crew_inside, r.zone_inside) != (crew, people):
+            r.crew_inside, r.zone_inside = crew, people
+            changed.append(r)
+    m.Scan.objects.bulk_update(changed, ["crew_inside", "zone_inside"], batch_size=500)
 
 
 def _check_same_scan(

@@ -83,12 +83,14 @@ def match_list(user: User, now: datetime) -> tuple[list[MatchLine], list[MatchLi
         seen = [r for r in access.seen_list(user, match) if not r.revoked]
         decided = decisions.decided_in(run, seen)
         redo = run is not None and run.version != match.version and access.manages(user, match)
+        manages = access.manages(user, match)
+        usage = (run.output["usage"] if run else []) if manages else _published_usage(match, run)
         line = MatchLine(
             _head(match),
             None if steward else sum(r.key not in decided for r in seen),
-            board.fullest(run.output["usage"]) if run else None,
+            board.fullest(usage) if run else None,
             redo,
-        )
+        )  # the fullest place: the proposal for those who decide, else published only
         (coming if _ends(match) >= now else past).append(line)
     return coming, past[::-1]
 
@@ -151,8 +153,8 @@ class RequestRow:
 
     @property
     def proposed(self) -> bool:
-        """Granted in the run, not published yet."""
-        return self.granted and not self.locked
+        """Decided in a run not published yet (granted or refused): not final."""
+        return self.state == "proposed"
 
     @property
     def can_override(self) -> bool:
@@ -403,7 +405,13 @@ def _usage(match: m.Match, run: m.DecisionRun | None, manages: bool) -> list[dic
         )
         usage: list[dict[str, Any]] = run.output["usage"] if grid is None else grid
         return usage
-    found: list[dict[str, Any]] = _quietly(lambda: decisions.published_usage(match), [])
+    return _published_usage(match, run)
+
+
+def _published_usage(match: m.Match, run: m.DecisionRun | None) -> list[dict[str, Any]]:
+    if run is None:
+        return []
+    found: list[dict[str, Any]] = _quietly(lambda: decisions.published_usage(match, run), [])
     return found
 
 

@@ -3,10 +3,12 @@
 // before. With it:
 //   - each scan is sent to the page's JSON address (form[data-check]: the verdict and the
 //     door's count, services.doors.do_check_in), with a random `key` of its own;
-//   - the zone's passes by digest (form[data-list], door/passes.json) are kept in
-//     localStorage; when a scan cannot be sent (offline, a network error, no answer in
-//     8 s, the server unable to answer), the code is checked against that list (SHA-256
-//     by Web Crypto, which needs a secure context: HTTPS or localhost) and the scan is
+//   - the zone's passes by keyed digest (form[data-list], door/passes.json: a key of its
+//     own for each list, sent with it) are kept in localStorage; when a scan cannot be
+//     sent (offline, a network error, no answer in 8 s, the server unable to answer), the
+//     code is checked against that list (HMAC-SHA256 under the list's key, as
+//     services.doors.digest makes it, by Web Crypto, which needs a secure context: HTTPS
+//     or localhost) and the scan is
 //     queued, with its key and the time it was made (`scanned`);
 //   - the queue is sent, in order, when the connection returns (the online event, and
 //     every 15 s while scans wait), on any door page; its key makes a scan sent twice
@@ -218,7 +220,8 @@
 
   function keptList() {
     var list = read(LIST + listUrl, null);
-    return list && Array.isArray(list.passes) ? list : null;
+    // A list kept before lists had keys names no pass: fetched again when online.
+    return list && Array.isArray(list.passes) && typeof list.key === "string" ? list : null;
   }
 
   function sayKept(fresh) {
@@ -243,9 +246,9 @@
       var type = answer.headers.get("content-type") || "";
       if (answer.ok && type.indexOf("application/json") === 0) {
         var json = await answer.json();
-        if (Array.isArray(json.passes)) {
+        if (Array.isArray(json.passes) && typeof json.key === "string") {
           var stored = write(LIST + listUrl, {
-            fetched: new Date().toISOString(), passes: json.passes,
+            fetched: new Date().toISOString(), key: json.key, passes: json.passes,
           });
           sayKept(stored);
           return;
@@ -268,9 +271,13 @@
     return text.replace(/[-\s]/g, "").toUpperCase();
   }
 
-  async function digestOf(code) {
-    var bytes = new TextEncoder().encode("pitchpass-pass:" + code);
-    var hash = await window.crypto.subtle.digest("SHA-256", bytes);
+  // A pass's digest as services.doors.digest makes it: HMAC-SHA256 under the list's key.
+  async function digestOf(code, key) {
+    var encoder = new TextEncoder();
+    var secret = await window.crypto.subtle.importKey(
+      "raw", encoder.encode(key), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    var hash = await window.crypto.subtle.sign(
+      "HMAC", secret, encoder.encode("pitchpass-pass:" + code));
     return Array.from(new Uint8Array(hash), function (b) {
       return b.toString(16).padStart(2, "0");
     }).join("");
@@ -295,7 +302,7 @@
         text: "This browser cannot work out a code's digest here (it needs a secure" +
           " connection: HTTPS, or localhost): the desk checks the code when it is sent." };
     }
-    var digest = await digestOf(plainCode(body.code));
+    var digest = await digestOf(plainCode(body.code), list.key || "");
     var found = list.passes.find(function (one) {
       return one.digest === digest;
     });
