@@ -395,7 +395,7 @@ def test_the_counts_kept_with_the_scans_are_the_cores_count(desk, seed: int) -> 
     passes = _passes(desk["officer"])
     crews = {k: passes[k] for k in ("r25", "r27", "r28")}  # pitch-side
     now = timezone.now()
-    for n in range(30):
+    for _ in range(30):
         key = chance.choice(sorted(crews))
         body: dict[str, Any] = {"direction": chance.choice(["in", "in", "out"])}
         if chance.random() < 0.3:
