@@ -13,8 +13,9 @@ is what any locked scan must do: in a transaction, lock the match row and insert
 scan row.
 
 Two doors: an empty one (its scans removed before each round), and one with `--history`
-admitted scans stored before the round's (made in bulk, as the service would have
-counted them). For each, `--rounds` rounds, each the bare rate then the scan rate over
+admitted scans stored before the rounds (made in bulk, as the service would have counted
+them, then the database's statistics taken, as autovacuum would), each round adding its
+own. For each, `--rounds` rounds, each the bare rate then the scan rate over
 `--scans` each, interleaved; the figure is the median of the rounds' ratios (scan rate /
 bare rate of the same round), with the lowest and highest. The machine's load average is
 noted at the start and end of each database's run.
@@ -133,16 +134,25 @@ def measure(scans: int, history: int, rounds_wanted: int) -> dict[str, Any]:
             work()
         return n / (time.perf_counter() - started)
 
+    def analyze() -> None:
+        """The planner's statistics as a door's would be after its scans (autovacuum's
+        ANALYZE), not those of an empty table."""
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+
     out: dict[str, Any] = {"vendor": connection.vendor, "crews": len(codes)}
     out["load_before"] = os.getloadavg()[0]
-    for label, size in (("fresh", 0), ("busy", history)):
-        rounds = []
-        for _ in range(rounds_wanted):
-            stored(size)  # the door as it is before the round (an even count: all out)
-            bare_rate = rate(bare, scans)
-            scan_rate = rate(scan, scans)
-            rounds.append((scan_rate, bare_rate))
-        out[label] = rounds
+    out["fresh"] = []
+    for _ in range(rounds_wanted):
+        empty_door()  # the round's own scans only: the door starts empty each time
+        bare_rate = rate(bare, scans)
+        out["fresh"].append((rate(scan, scans), bare_rate))
+    stored(history)  # once: then each round adds its own scans (an even count: all out)
+    analyze()
+    out["busy"] = []
+    for _ in range(rounds_wanted):
+        bare_rate = rate(bare, scans)
+        out["busy"].append((rate(scan, scans), bare_rate))
     out["history"] = history
     out["load_after"] = os.getloadavg()[0]
     return out
