@@ -687,11 +687,13 @@ def _serve(port: int) -> None:
     from django.core.wsgi import get_wsgi_application
     from waitress import serve as wsgi_serve
 
+    from pitchpass.web.workers import waitress_options
+
     application = get_wsgi_application()
     out.print(f"pitchpass at http://127.0.0.1:{port}/  (API docs: /api/docs; Ctrl+C stops)")
     sys.stdout.flush()
     try:
-        wsgi_serve(application, host="127.0.0.1", port=port, threads=8, ident="pitchpass")
+        wsgi_serve(application, **waitress_options(port))
     except KeyboardInterrupt:
         out.print("stopped")
 

@@ -410,3 +410,20 @@ def test_the_counts_kept_with_the_scans_are_the_cores_count(desk, seed: int) -> 
     assert [(r.crew_inside, r.zone_inside) for r in rows] == doors.core.counted(replay, {})
     for r in rows:
         assert r.crew_inside <= crews[r.request]["crew"], (r.request, r.scanned)
+
+
+@pytest.mark.parametrize("bad", ["\x00", "\ud800"])
+def test_a_nul_or_a_lone_surrogate_at_the_door_or_in_a_what_if_is_a_400(desk, bad: str) -> None:
+    """Issue 26, section 8 (a 500 on PostgreSQL before): in a what-if body, and in the
+    door's and its list's query strings, answered in the error shape."""
+    officer = desk["officer"]
+    for body in ({"grant": [f"r0{bad}"]}, {"capacity": {f"tunnel{bad}@post-match": 3}}):
+        answer = officer.post(f"/api/matches/{SEED}/what-if", body, "application/json")
+        assert answer.status_code == 400, answer.content
+        assert answer.json()["code"] == "invalid"
+    steward = _signed_in("steward")
+    sent = {"\x00": "%00", "\ud800": "%ED%A0%80"}[bad]  # as a browser sends it, encoded
+    listed = steward.get(f"/matches/{SEED}/door/passes.json?zone=tunnel{sent}")
+    assert listed.status_code == 400 and listed.json()["code"] == "invalid"
+    page = steward.get(f"/matches/{SEED}/door/?zone=tunnel{sent}&phase=pre-match")
+    assert page.status_code == 400

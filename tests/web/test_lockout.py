@@ -56,3 +56,32 @@ def test_unlocking_an_unknown_user_says_so() -> None:
     with pytest.raises(ServiceError) as refused:
         do_unlock("nobody")
     assert refused.value.message == 'unknown user "nobody"'
+
+
+def _through_proxy(username: str, password: str, forwarded: str) -> int:
+    """A sign-in as a proxy on this machine passes it on: the proxy's own address, and
+    the client's added at the end of X-Forwarded-For (after whatever the client sent)."""
+    client = Client(REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR=forwarded)
+    return client.post("/login/", {"username": username, "password": password}).status_code
+
+
+def test_behind_a_trusted_proxy_one_attacker_locks_out_only_itself(settings) -> None:  # type: ignore[no-untyped-def]
+    """Issue 26, section 7: with one trusted proxy (PITCHPASS_PROXIES=1) the lockout
+    counts the client's address the proxy added, not the proxy's: an attacker's failures,
+    even with an X-Forwarded-For of its own naming someone else, lock its address only."""
+    settings.PITCHPASS_PROXIES = 1
+    attacker, user = "203.0.113.9", "198.51.100.7"
+    for name in ("x1", "x2", "x3", "x4"):  # spoofing the user's address in front of its own
+        assert _through_proxy(name, "wrong-password", f"{user}, {attacker}") == 200
+    assert _through_proxy("x5", "wrong-password", attacker) == 429
+    assert _through_proxy("al", RIGHT, user) == 302  # everyone else behind the proxy signs in
+    assert _through_proxy("al", RIGHT, attacker) == 429
+
+
+def test_without_a_trusted_proxy_a_forwarded_address_is_never_believed(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.PITCHPASS_PROXIES = 0
+    for n, name in enumerate(("x1", "x2", "x3", "x4")):  # a new address in each header
+        client = Client(REMOTE_ADDR="10.0.0.5", HTTP_X_FORWARDED_FOR=f"192.0.2.{n}")
+        assert client.post("/login/", {"username": name, "password": "no"}).status_code == 200
+    locked = Client(REMOTE_ADDR="10.0.0.5", HTTP_X_FORWARDED_FOR="192.0.2.99")
+    assert locked.post("/login/", {"username": "x5", "password": "no"}).status_code == 429

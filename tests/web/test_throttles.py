@@ -88,3 +88,27 @@ def test_behind_a_proxy_each_client_counts_apart(api, settings) -> None:
     assert [guess("203.0.113.5") for _ in range(3)] == [401, 401, 429]
     assert guess("198.51.100.7") == 401  # another client behind the same proxy
     assert guess("1.1.1.1, 203.0.113.5") == 429  # a forged first hop changes nothing
+
+
+def test_page_forms_count_against_the_same_write_rate_as_the_api(api, settings) -> None:
+    """Issue 26, section 7: a user's page posts (a request sent on the form, here) and
+    API changes share one write rate: past it a page is a 429 with Retry-After, and so is
+    the API."""
+    from django.contrib.auth.models import User
+
+    settings.PITCHPASS_API_WRITE_RATE = "3/m"
+    page = Client()
+    page.force_login(User.objects.get(username="bt"))
+    form = {"zone": "mixed-zone", "phases": "post-match", "crew": "1", "cameras": "1"}
+    url = f"/matches/{MATCH}/requests/new/"
+    for _ in range(2):
+        assert page.post(url, form).status_code in (200, 302)
+    body = {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1}
+    assert post(api["bt"], "/requests", body).status_code == 201  # the third change
+    refused = page.post(url, form)
+    assert refused.status_code == 429 and 1 <= int(refused["Retry-After"]) <= 60
+    assert "too many changes" in refused.content.decode()
+    assert post(api["bt"], "/requests", body).status_code == 429
+    other = Client()
+    other.force_login(User.objects.get(username="docs"))
+    assert other.post(url, form).status_code in (200, 302)  # another user's own count

@@ -115,12 +115,14 @@ ALLOWED_HOSTS = [
 # behind its HTTPS proxy; none otherwise): the address the lockout, the rates and the
 # audit count is then the one the last trusted proxy saw, not the proxy's own, and one a
 # client writes into the header itself is never believed.
+# One place reads it (http/throttles.client_address): the rates, the audit and the
+# sign-in lockout (AXES_CLIENT_IP_CALLABLE) all count that address; the servers pass the
+# proxies' headers on when there are some (cli._serve, waitress strips them otherwise).
+# Not django-ipware's count: given a client's own X-Forwarded-For in front of the proxy's
+# entry, it answers the proxy's address, which would lock everyone out behind it.
 PITCHPASS_PROXIES = int(os.environ.get("PITCHPASS_PROXIES", "1" if PRODUCTION else "0"))
 NINJA_NUM_PROXIES = PITCHPASS_PROXIES
-AXES_IPWARE_PROXY_COUNT = PITCHPASS_PROXIES or None
-AXES_IPWARE_META_PRECEDENCE_ORDER = (
-    ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"] if PITCHPASS_PROXIES else ["REMOTE_ADDR"]
-)
+AXES_CLIENT_IP_CALLABLE = "pitchpass.web.http.throttles.client_address"
 if PRODUCTION:
     SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
     SECURE_SSL_REDIRECT = True
@@ -191,6 +193,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "pitchpass.web.http.middleware.PageErrors",
+    "pitchpass.web.http.middleware.PageWrites",
     "pitchpass.web.http.middleware.ReadOnce",
     "csp.middleware.CSPMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks

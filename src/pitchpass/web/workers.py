@@ -26,6 +26,23 @@ class _Server(BaseApplication):  # type: ignore[misc]  # gunicorn ships no types
         return get_wsgi_application()
 
 
+def waitress_options(port: int) -> dict[str, Any]:
+    """The one-process server's: 127.0.0.1, 8 threads; behind PITCHPASS_PROXIES trusted
+    proxies their X-Forwarded-For and X-Forwarded-Proto reach the app (which alone reads
+    them: http/throttles.client_address, SECURE_PROXY_SSL_HEADER), where waitress would
+    strip them by default; with none in front, they are stripped."""
+    from django.conf import settings
+
+    proxied = int(getattr(settings, "PITCHPASS_PROXIES", 0)) > 0
+    return {
+        "host": "127.0.0.1",
+        "port": port,
+        "threads": 8,
+        "ident": "pitchpass",
+        "clear_untrusted_proxy_headers": not proxied,
+    }
+
+
 def run(port: int, workers: int) -> None:
     """Serve on 127.0.0.1:`port` until stopped (Ctrl+C or SIGTERM: the workers finish
     what they answer first, up to 30 s)."""

@@ -5,6 +5,7 @@ its error shape here, not as a page."""
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable
 
@@ -14,6 +15,7 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 
 from pitchpass.web.errors import DATABASE_AWAY, ErrorCode, ServiceError
+from pitchpass.web.http import throttles
 from pitchpass.web.services.snapshot import read_once
 
 
@@ -62,6 +64,44 @@ def _api_answer(request: HttpRequest, response: HttpResponse) -> HttpResponse:
     if response.get("Allow"):
         answer["Allow"] = response["Allow"]
     return answer
+
+
+# Page posts that are not changes of the desk's: signing in and out (the lockout counts
+# those), and the admin site's own forms.
+NOT_COUNTED = ("/login/", "/logout/", "/admin/")
+
+
+class PageWrites:
+    """A page form that changes something (a request, a decision, a scan at the door)
+    counts against the same user's write rate as the API (throttles.WRITES): past it, a
+    429 page says when to try again, as the API says Retry-After."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        counted = (
+            request.method == "POST"
+            and not request.path.startswith(("/api/", *NOT_COUNTED))
+            and request.user.is_authenticated
+        )
+        if counted:
+            request.auth = request.user  # type: ignore[attr-defined]  # the rate is per user
+            limit = throttles.WRITES[0]
+            if not limit.allow_request(request):
+                seconds = max(1, math.ceil(limit.wait() or 1))
+                error = ServiceError(
+                    ErrorCode.TOO_MANY,
+                    f"too many changes: wait {seconds} seconds (the rates are per user, for the"
+                    " pages and the API alike)",
+                )
+                if request.headers.get("Accept", "").startswith("application/json"):
+                    answer: HttpResponse = JsonResponse(error.as_json(), status=error.status)
+                else:
+                    answer = render(request, "pitchpass/error.html", {"error": error}, status=429)
+                answer["Retry-After"] = str(seconds)
+                return answer
+        return self.get_response(request)
 
 
 class ReadOnce:

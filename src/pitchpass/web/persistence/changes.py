@@ -109,6 +109,7 @@ def check_text(value: Any, path: str = "") -> None:
         )
     if isinstance(value, dict):
         for key, item in value.items():
+            check_text(key, path)  # a key too can name something looked up
             check_text(item, f"{path}.{key}".lstrip("."))
     if isinstance(value, list):
         for n, item in enumerate(value):

@@ -919,6 +919,7 @@ def what_if_for(user: User, match_key: str, body: dict[str, Any]) -> dict[str, A
     hand: one with no room is the override's `no-room`, word for word; one that a grant by
     hand could not make (a zone closed, no consent) is answered as if it could, and listed
     in `only_if` with what it sets aside."""
+    check_text(body)  # a NUL or a lone surrogate anywhere: a 400, not a database's fault
     match = check_manages(user, match_key)
     for field in ("grant", "refuse"):
         ticked = [t for t in body.get(field) or () if isinstance(t, str)]

@@ -221,7 +221,15 @@ def _minute(when: datetime, kickoff: datetime) -> float:
     return (when - kickoff).total_seconds() / 60
 
 
+def _check_door_text(**texts: str) -> None:
+    """What names a door (a zone, a phase) from a page's or the API's query string: text
+    the database can look up (no NUL, no lone surrogate), or a 400 in the error shape."""
+    for name, value in texts.items():
+        check_text(value, name)
+
+
 def door(user: User, match_key: str, zone: str, phase: str) -> Door:
+    _check_door_text(zone=zone, phase=phase)
     match = access.check_match(user, match_key)
     check_door(user, match)
     found, _ = _zone_and_phase(match, zone, phase)
@@ -241,6 +249,7 @@ class OfflineList:
 def offline_list(user: User, match_key: str, zone: str) -> OfflineList:
     """The door's list for offline: a key made for this list alone, and each pass whose
     places are in `zone` by its keyed digest, with what the door checks offline."""
+    _check_door_text(zone=zone)
     match = access.check_match(user, match_key)
     check_door(user, match)
     _zone_and_phase(match, zone, plan_of(match)[0].id)
@@ -422,6 +431,7 @@ def _answer(scan: m.Scan) -> dict[str, Any]:
 
 def scans_at(user: User, match_key: str, zone: str, limit: int = 20) -> list[m.Scan]:
     """The newest scans at a zone's door, for the steward's page."""
+    _check_door_text(zone=zone)
     match = access.check_match(user, match_key)
     check_door(user, match)
     return list(m.Scan.objects.filter(match=match, zone=zone).order_by("-scanned", "-id")[:limit])
