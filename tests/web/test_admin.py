@@ -498,3 +498,9 @@ def test_an_edit_or_a_load_moves_every_matchs_frame(admin_client) -> None:
     store.load(parse_text(seed.read_text(), seed.name))  # names one match of them
     after_load = dict(m.Match.objects.values_list("key", "frame"))
     assert all(after_load[key] > frame for key, frame in after_edit.items())
+
+
+def test_the_admins_index_names_its_lists_in_plain_english(admin_client) -> None:
+    page = admin_client.get("/admin/").content.decode()
+    assert "Passes" in page and "Webhook deliveries" in page
+    assert "Passs" not in page and "deliverys" not in page

@@ -83,6 +83,7 @@ def test_a_no_show_loses_its_place_to_the_next_on_the_waitlist(desk) -> None:
     assert ("promoted", "r24", "man-city-documentary") in told
     promoted = m.Notice.objects.get(kind="promoted")
     assert "accept by" in promoted.text and "(minute +138)" in promoted.text
+    assert promoted.data["until_at"] == _at(138).isoformat()  # for webhooks: ISO 8601
     # The places it held stay held: nothing more is offered, nothing more released.
     again = waitlist.tend(SEED, _at(109))
     assert (again.released, again.promoted) == ([], [])

@@ -525,6 +525,7 @@ class WebhookDelivery(models.Model):
 
     class Meta:
         ordering = ["-when", "-id"]
+        verbose_name_plural = "webhook deliveries"
 
 
 class Pass(models.Model):
@@ -534,6 +535,9 @@ class Pass(models.Model):
     request = models.OneToOneField(Request, on_delete=models.CASCADE, related_name="pass_of")
     code = models.CharField(max_length=16, unique=True)
     made = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "passes"
 
     def __str__(self) -> str:
         return f"pass {self.code} ({self.request_id})"

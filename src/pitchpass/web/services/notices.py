@@ -158,11 +158,12 @@ def after_revoke(match: m.Match, row: m.Request, reason: str) -> None:
     batch.close()
 
 
-def promoted(match: m.Match, row: m.Request, until: str) -> None:
-    """Tell an organisation that a place freed up for its request: it has until `until`."""
+def promoted(match: m.Match, row: m.Request, until: str, until_at: datetime) -> None:
+    """Tell an organisation that a place freed up for its request: it has until `until`
+    (as the match's clock says it; `until_at`, the moment, for webhooks in ISO 8601)."""
     batch = Batch(match)
     text = _line(row, _HEADS[core.PROMOTED]) + f": accept by {until}, or it goes to the next"
-    data = {**_about(row), "status": "offered", "until": until}
+    data = {**_about(row), "status": "offered", "until": until, "until_at": until_at.isoformat()}
     batch.add(core.PROMOTED, row.by_id, row.key, text, data)
     batch.close()
 

@@ -246,7 +246,7 @@ def _promote(match: m.Match, now: datetime) -> list[str]:
             match, core.offer_until(requests[key], scenario.phases, minute, rules.accept_within)
         )
         m.Offer.objects.create(request=rows[key], made=now, until=until)
-        notices.promoted(match, rows[key], clock(match, until))
+        notices.promoted(match, rows[key], clock(match, until), until)
         audit(None, "promote", match, key, {}, {"until": until.isoformat()}, username="worker")
     recorded(match)
     return list(promotion.promoted)
