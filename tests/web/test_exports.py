@@ -51,7 +51,8 @@ def desk() -> dict[str, Client]:
     }
     clients = {}
     for name, (role, org) in users.items():
-        do_add_user(name, role, org, PASSWORD)
+        venues = ["old-trafford"] if role == "steward" else None  # its doors, its lists
+        do_add_user(name, role, org, PASSWORD, venues=venues)
         clients[name] = Client(HTTP_AUTHORIZATION=f"Bearer {do_create_token(name)}")
     for step in ("decide", "publish"):
         answer = clients["officer"].post(f"/api/matches/{SEED}/{step}")
@@ -277,6 +278,10 @@ def test_the_board_links_each_role_to_what_it_may_use(desk) -> None:
     )
     officer = _signed_in("officer").get(f"/matches/{SEED}/").content.decode()
     assert "access.pdf" in officer and "decisions.csv" in officer and "/calendar/" not in officer
+    do_add_user("elsewhere", "steward", None, PASSWORD)  # assigned to no venue: no list
+    other = _signed_in("elsewhere").get(f"/matches/{SEED}/").content.decode()
+    assert "access.pdf" not in other
+    assert _signed_in("elsewhere").get(f"/matches/{SEED}/access.pdf").status_code == 403
     assert "/calendar/" in _signed_in("bt").get(f"/matches/{SEED}/passes/").content.decode()
 
 

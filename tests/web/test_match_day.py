@@ -494,6 +494,25 @@ def test_releases_leave_a_grace_warn_first_spare_the_host_and_go_phase_by_phase(
     assert m.Request.objects.get(match=match, key="r35").locked
     host = m.Request.objects.get(match=match, key="r01")
     assert host.locked and host.released == []
+    # Every view counts the phase released: a media user's grid frees r35's pre-match
+    # place in the press conference (it is published: the run's own usage no longer is).
+    from django.utils import timezone
+
+    from pitchpass.web.services import views
+
+    grid = views.board_of(_user("bt"), SEED, {}, timezone.now()).grid
+    cells = {(c["zone"], c["phase"]): c["used"] for _, row in grid for c in row}
+    stored = m.Request.objects.filter(match=match, locked=True, zone__key="press-conference")
+    held = sum(r.crew for r in stored if "pre-match" in r.phases and "pre-match" not in r.released)
+    assert cells["press-conference", "pre-match"] == held
+    # Revoked by hand after losing a phase, it reads revoked, not released.
+    revoked = desk["officer"].post(
+        f"/api/matches/{SEED}/requests/r35/revoke", {"reason": "crew swapped"}, "application/json"
+    )
+    assert revoked.status_code == 200, revoked.content
+    shown = desk["officer"].get(f"/api/matches/{SEED}/decisions").json()
+    r35 = next(d for d in shown["decisions"] if d["request"] == "r35")
+    assert r35["state"] == "revoked" and r35["reasons"][0]["code"] == "revoked"
 
 
 def test_the_board_says_before_a_publish_who_it_puts_inside_its_release_time(desk) -> None:

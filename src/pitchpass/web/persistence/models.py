@@ -213,11 +213,13 @@ class Request(models.Model):
     # What its organisation was last told of it when published ({"status", "reasons"}), so
     # that a refusal published again alike is not told twice (core/notices.py).
     told = models.JSONField(null=True, blank=True, default=None)
-    # Released at its release time because none of its crew had checked in (also sets
-    # `revoked`): counted against its organisation (the no-show bar).
+    # The first release of one of its phases because none of its crew had checked in
+    # (every phase released: `revoked` too): counted once against its organisation (the
+    # no-show bar).
     no_show = models.DateTimeField(null=True, blank=True, default=None)
     # When it became a published grant (a publish, an accepted offer): a grant made after
-    # its release time is not released (core/waitlist.py). None: loaded so, or before.
+    # its release time keeps its place for the grace after it (core/release.py). None:
+    # loaded so, or before.
     granted_at = models.DateTimeField(null=True, blank=True, default=None)
     # The phases of a published grant released as a no-show, one by one (core/release.py):
     # it keeps its other phases; all of them released, it is released whole (`no_show`).

@@ -495,7 +495,10 @@ def record_of(
     for r in rows:
         offer = getattr(r, "offer", None)  # the reverse one-to-one, read with the row
         state, until = (offer.state, offer.until) if offer is not None else (None, None)
-        out[r.key] = record.state_of(r.locked, r.revoked, r.no_show is not None, state, until, now)
+        # Released whole: every phase released (or, before phases were released one by
+        # one, a no-show at all); a grant revoked by hand after losing one phase is revoked.
+        whole = r.no_show is not None and (not r.released or set(r.released) >= set(r.phases))
+        out[r.key] = record.state_of(r.locked, r.revoked, whole, state, until, now)
     return out
 
 

@@ -155,9 +155,12 @@ def seen_requests(user: User, match: m.Match) -> QuerySet[m.Request]:
 
 
 def sees_access_list(user: User, match: m.Match) -> bool:
-    """Stewards, and those who manage the match, see its access list (who may be where and
-    when: the board's, the PDF's)."""
-    return profile(user).role == "steward" or manages(user, match)
+    """The stewards assigned to the match's venue, and those who manage the match, see its
+    access list (who may be where and when: the board's, the PDF's)."""
+    who = profile(user)
+    if who.role == "steward":
+        return who.venues.filter(pk=match.venue_id).exists()
+    return manages(user, match)
 
 
 def published_for(organisation: m.Organisation) -> QuerySet[m.Request]:

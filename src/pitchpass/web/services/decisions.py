@@ -762,13 +762,15 @@ def published_usage(match: m.Match, run: m.DecisionRun | None = None) -> list[di
     zone and phase): the grid of those who do not manage the match, the same state as
     their access list and coverage (a proposal is not theirs to learn of). Where the
     run's grants are exactly the published ones (a run published, nothing offered,
-    accepted, released or revoked since), its own usage is that: it is read, not counted."""
+    accepted, released or revoked since, no capacity changed), its own usage is that: it
+    is read, not counted."""
     published = published_keys(match)
     if run is not None and not published:  # nothing published: no place held yet
         return [{**u, "used": 0} for u in run.output["usage"]]
-    if run is not None and run.published is not None:
+    partly = any(r.released for r in requests_of(match) if r.locked)  # a phase released
+    if run is not None and run.published is not None and run.version == match.version:
         granted = {d["request"] for d in run.output["decisions"] if d["status"] == Status.GRANTED}
-        if granted == published:
+        if granted == published and not partly:
             usage: list[dict[str, Any]] = run.output["usage"]
             return usage
     scenario = scenario_of(match)

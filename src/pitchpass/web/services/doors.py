@@ -14,7 +14,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core import signing
 from django.db import IntegrityError, transaction
-from django.db.models import DateTimeField, OuterRef, QuerySet, Subquery
+from django.db.models import OuterRef, Subquery
 
 from pitchpass.core import doors as core
 from pitchpass.core.coverage import phase_at
@@ -174,20 +174,11 @@ def _zone_and_phase(match: m.Match, zone: str, phase: str) -> tuple[m.Zone, Phas
     return _zone(match, zone), _phase(match, phase)
 
 
-def _zone(
-    match: m.Match, zone: str, lock: bool = False, newest: QuerySet[m.Scan] | None = None
-) -> m.Zone:
+def _zone(match: m.Match, zone: str, lock: bool = False) -> m.Zone:
     """The venue's zone (`lock`: its row locked until the transaction ends: a scan there
-    waits for the one before, at any door of the zone; scans elsewhere do not), with the
-    `newest` of these scans' time and who was inside after it (`newest_scanned`,
-    `zone_inside`), read in the same statement."""
+    waits for the one before, at any door of the zone; scans elsewhere do not)."""
     rows = m.Zone.objects.filter(venue_id=match.venue_id, key=zone)
-    if newest is not None:
-        rows = rows.annotate(
-            newest_scanned=Subquery(newest.values("scanned")[:1], output_field=DateTimeField()),
-            zone_inside=Subquery(newest.values("zone_inside")[:1]),
-        )
-    found = (rows.select_for_update(of=("self",)) if lock else rows).first()
+    found = (rows.select_for_update() if lock else rows).first()
     if found is None:
         raise ServiceError(ErrorCode.INVALID, f'no zone "{zone}" at {match.venue.name}', "zone")
     return found
@@ -300,9 +291,12 @@ def do_check_in(user: User, match_key: str, body: dict[str, Any], now: datetime)
         who = access.profile(user)
         match = access.check_match_of(who, match_key)
         check_door(who, match)
-        at_door = m.Scan.objects.filter(match=match, zone=zone).order_by("-scanned", "-id")
-        found_zone = _zone(match, zone, lock=True, newest=at_door)  # its doors wait here
+        found_zone = _zone(match, zone, lock=True)  # its doors wait here, no other zone's
         found_phase = _phase(match, phase)
+        # Read after the lock, in a statement of its own: on PostgreSQL a statement that
+        # waited for the lock would still see the door as it was when it started.
+        at_door = m.Scan.objects.filter(match=match, zone=zone).order_by("-scanned", "-id")
+        newest = at_door.values_list("scanned", "zone_inside").first()
         plain = plain_code(code)
         newest_of_crew = at_door.filter(request=OuterRef("request__key"))
         row = (
@@ -321,10 +315,9 @@ def do_check_in(user: User, match_key: str, body: dict[str, Any], now: datetime)
         the_pass = core_pass(_with_match(row, match)) if row is not None else None
         request = the_pass.request if the_pass else ""
         minute = _minute(scanned, match.kickoff)
-        newest = found_zone.newest_scanned  # type: ignore[attr-defined]
-        live = newest is None or newest <= scanned  # else sent later by an offline door
+        live = newest is None or newest[0] <= scanned  # else sent later by an offline door
         if live:  # who is inside now, kept with the newest scans: no history read
-            people = found_zone.zone_inside or 0  # type: ignore[attr-defined]
+            people = newest[1] if newest is not None else 0
             crew = (row.crew_inside or 0) if row is not None else 0
         else:  # against every moment from its own on (core peaks_from), as it was then
             scans = _scans(match, zone)

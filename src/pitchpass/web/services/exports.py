@@ -169,6 +169,7 @@ def _events(r: m.Request, plan: tuple[Phase, ...], now: datetime) -> list[Event]
     for phase in r.phases:
         if phase not in times:  # a phase removed since: no time to give it
             continue
+        gone = bool(r.revoked) or phase in (r.released or ())  # released as a no-show
         kickoff = match.kickoff
         out.append(
             Event.new(
@@ -178,8 +179,8 @@ def _events(r: m.Request, plan: tuple[Phase, ...], now: datetime) -> list[Event]
                 summary=f"{title}: {r.zone.name}, {phase}",
                 location=match.venue.name,
                 description="\n".join(line for line in about if line),
-                status=STATUS.CANCELLED if r.revoked else STATUS.CONFIRMED,
-                sequence=1 if r.revoked else 0,  # a cancellation comes after the grant
+                status=STATUS.CANCELLED if gone else STATUS.CONFIRMED,
+                sequence=1 if gone else 0,  # a cancellation comes after the grant
                 stamp=now,
             )
         )
