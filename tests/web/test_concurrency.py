@@ -229,3 +229,48 @@ def test_a_form_sent_twice_at_the_same_moment_makes_one() -> None:
         assert answers == [302, 302]  # both back to the board, one saying it was sent
         made = (m.Incident.objects.count() - incidents) + (m.Request.objects.count() - requests)
         assert made == 1, username
+
+
+def test_scans_at_two_doors_of_a_zone_at_once_never_pass_its_places() -> None:
+    """Issue 26, section 3: a scan locks its zone's row (not the match) and reads who is
+    inside after the lock: eight scans at once at the pitch-side doors, for two crews of
+    2 and 8, into a zone of 5 places in pre-match, admit at most 5, never more of a crew
+    than the crew, and the counts kept with the scans are the core's."""
+    from datetime import timedelta
+
+    from pitchpass.web.services import doors
+
+    setup_match()
+    do_add_user("ed", "officer", "man-united", "pw-for-tests-only-7")
+    do_add_user("st", "steward", None, "pw-for-tests-only-7", venues=["old-trafford"])
+    officer, steward = User.objects.get(username="ed"), User.objects.get(username="st")
+    decisions.do_decide(officer, MATCH)
+    decisions.do_publish(officer, MATCH)
+    match = m.Match.objects.get(key=MATCH)
+    doors.ensure_passes(match)
+    m.Zone.objects.filter(key="pitch-side").update(capacity_by_phase={"pre-match": 5})
+    codes = dict(
+        m.Pass.objects.filter(request__match=match, request__key__in=["r25", "r27"]).values_list(
+            "request__key", "code"
+        )
+    )
+    assert set(codes) == {"r25", "r27"}
+    at = match.kickoff - timedelta(minutes=30)
+    verdicts: list[dict[str, object]] = []
+
+    def work(n: int) -> None:
+        body = {"code": codes["r25" if n % 2 else "r27"], "zone": "pitch-side",
+                "phase": "pre-match", "direction": "in"}  # fmt: skip
+        verdicts.append(doors.do_check_in(steward, MATCH, body, at + timedelta(seconds=n)))
+
+    assert run_together(work, 8) == []
+    admitted = [v for v in verdicts if v["result"] == "admitted"]
+    assert len(admitted) == 5
+    assert sum(v.get("request") == "r25" for v in admitted) <= 2
+    rows = list(m.Scan.objects.filter(match=match, zone="pitch-side").order_by("scanned", "id"))
+    replay = [
+        doors.core.Scan(r.request, "pitch-side", r.direction, 0.0, r.result == "admitted")
+        for r in rows
+    ]
+    assert [(r.crew_inside, r.zone_inside) for r in rows] == doors.core.counted(replay, {})
+    assert max(r.zone_inside for r in rows) == 5
