@@ -361,3 +361,13 @@ def test_an_admin_lists_feeds_without_secrets_and_closes_one(desk) -> None:
         == 302
     )
     assert Client().get(feed).status_code == 404
+
+
+def test_a_phase_released_as_a_no_show_is_cancelled_in_the_feed(desk) -> None:
+    """Issue 26, section 2: a grant that lost one phase keeps the others in the calendar,
+    and the released one reads CANCELLED (its crew sees the place is gone)."""
+    feed = _new_feed("sky", exports.MINE)
+    m.Request.objects.filter(match__key=SEED, key="r01").update(released=["arrival"])
+    r01 = {k.split("/")[2]: e for k, e in _events(feed).items() if "/r01/" in k}
+    assert str(r01["arrival@pitchpass"]["STATUS"]) == "CANCELLED"
+    assert str(r01["post-match@pitchpass"]["STATUS"]) == "CONFIRMED"
