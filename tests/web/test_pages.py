@@ -85,3 +85,11 @@ def _user(name: str):
     from django.contrib.auth.models import User
 
     return User.objects.get(username=name)
+
+
+def test_page_titles_name_the_match_not_its_id(clients) -> None:
+    """Issue 26, section 6: a tab or a bookmark reads the clubs' names."""
+    board = clients["officer"].get("/matches/mun-mci-2017-12-10/").content.decode()
+    assert "<title>Manchester United v Manchester City · pitchpass</title>" in board
+    what_if = clients["officer"].get("/matches/mun-mci-2017-12-10/what-if/").content.decode()
+    assert "<title>What if · Manchester United v Manchester City · pitchpass</title>" in what_if
