@@ -143,3 +143,12 @@ def test_bad_release_rules_are_named_at_their_paths() -> None:
         "policy.match_day.release_warning",
     ]
     assert 'did you mean "host"' in said
+
+
+def test_a_grant_keeps_its_phases_not_released_and_is_released_whole_with_none() -> None:
+    from pitchpass.core.release import kept, released_whole
+
+    assert kept(("pre-match", "post-match"), ["pre-match"]) == ("post-match",)
+    assert not released_whole(("pre-match", "post-match"), ["pre-match"])
+    assert released_whole(("pre-match", "post-match"), ["post-match", "pre-match"])
+    assert not released_whole(("pre-match",), [])  # nothing released: not a release

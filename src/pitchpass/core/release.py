@@ -30,6 +30,16 @@ class Release:
     grace: bool = False
 
 
+def kept(phases: Sequence[str], released: Collection[str]) -> tuple[str, ...]:
+    """The phases a published grant still holds: those not released as a no-show."""
+    return tuple(p for p in phases if p not in released)
+
+
+def released_whole(phases: Sequence[str], released: Collection[str]) -> bool:
+    """Whether a grant has lost every phase: then it is released whole (revoked)."""
+    return bool(released) and not kept(phases, released)
+
+
 def exempt_tiers(scenario: Scenario) -> frozenset[str]:
     """The tiers never released: the policy's `release_exempt`, else those of the host
     rule."""

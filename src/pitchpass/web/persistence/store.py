@@ -23,6 +23,7 @@ from pitchpass.core import (
     check_document,
     load_document,
     record,
+    release,
     waitlist,
 )
 from pitchpass.core.model import DEFAULT_PHASES, MatchDay, Phase
@@ -478,7 +479,7 @@ def _held(request: dict[str, Any], held: bool | None, released: list[str]) -> di
     """A request as the engine gets it: locked if it holds its places, without the phases
     released as a no-show (core/release.py: it keeps the others)."""
     if released:
-        request = {**request, "phases": [p for p in request["phases"] if p not in released]}
+        request = {**request, "phases": list(release.kept(request["phases"], released))}
     return {**request, "locked": True} if held else request
 
 
@@ -497,7 +498,9 @@ def record_of(
         state, until = (offer.state, offer.until) if offer is not None else (None, None)
         # Released whole: every phase released (or, before phases were released one by
         # one, a no-show at all); a grant revoked by hand after losing one phase is revoked.
-        whole = r.no_show is not None and (not r.released or set(r.released) >= set(r.phases))
+        whole = r.no_show is not None and (
+            not r.released or release.released_whole(r.phases, r.released)
+        )
         out[r.key] = record.state_of(r.locked, r.revoked, whole, state, until, now)
     return out
 

@@ -17,6 +17,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import OuterRef, Subquery
 
 from pitchpass.core import doors as core
+from pitchpass.core import release
 from pitchpass.core.coverage import phase_at
 from pitchpass.core.model import Phase, Request
 from pitchpass.web.errors import ErrorCode, ServiceError
@@ -94,7 +95,7 @@ def _rows(match: m.Match) -> list[m.Pass]:
 
 def core_pass(row: m.Pass) -> core.Pass:
     r = row.request
-    phases = tuple(p for p in r.phases if p not in (r.released or ()))  # kept, not released
+    phases = release.kept(r.phases, r.released or ())  # the phases not released
     request = Request(r.key, r.match.key, r.by.key, r.zone.key, phases, r.crew, r.submitted)
     return core.pass_of(request, r.zone.via, r.revoked or None)
 

@@ -169,7 +169,7 @@ def _release(match: m.Match, now: datetime) -> list[str]:
         reason = release.why(x, rules, clock(match, at))
         row.released = [*row.released, x.phase]
         row.no_show = row.no_show or at  # one no-show a grant, at its first release
-        whole = set(row.released) >= set(row.phases)
+        whole = release.released_whole(row.phases, row.released)
         if whole:
             row.locked, row.revoked = False, reason
         row.save(update_fields=["released", "no_show", "locked", "revoked"])
