@@ -801,6 +801,9 @@ def user_add(
         list[str] | None,
         typer.Option("--venue", help="Steward: a venue whose doors it works (repeatable)."),
     ] = None,
+    name: Annotated[
+        str, typer.Option("--name", help="The person's name, as e-mails greet them.")
+    ] = "",
 ) -> None:
     """Add a user with a role (an officer's org is a club, a media user's its employer, a
     steward's venues those whose doors it works)."""
@@ -811,7 +814,7 @@ def user_add(
 
     chosen = secrets.token_urlsafe(12) if password is None else password  # '' is refused
     venues = list(venue or [])
-    _web_call(lambda: do_add_user(username, role, org, chosen, email, venues))
+    _web_call(lambda: do_add_user(username, role, org, chosen, email, venues, name))
     at = f", at {', '.join(venues)}" if venues else ""
     out.print(f"added {username} ({role}{', ' + org if org else ''}{at})")
     if password is None:

@@ -119,6 +119,47 @@ def oracle_releases(
     return out
 
 
+def oracle_upcoming(
+    doc: Doc,
+    grants: list[dict[str, Any]],
+    scans: list[dict[str, Any]],
+    minute: float,
+    since: dict[str, float] | None = None,
+    released: dict[str, list[str]] | None = None,
+) -> list[tuple[str, str, float]]:
+    """Releases still to come after `minute`, soonest first (ties in the grants' order,
+    then their phases'):
+    every phase not exempt nor released already whose release time (as in
+    oracle_releases) is later than `minute` and before the phase's end, of a crew none of
+    which went in by `minute`."""
+    rules = (doc.get("policy") or {}).get("match_day") or {}
+    before = rules.get("release_before", 5)
+    grace = rules.get("release_grace", 60)
+    tiers = (doc.get("policy") or {}).get("tiers", DEFAULT_TIERS)
+    exempt = rules.get("release_exempt")
+    if exempt is None:
+        exempt = [t["name"] for t in tiers if t["rule"] == "host"]
+    match = doc["matches"][0]
+    phases = {p["id"]: p for p in phases_of(doc)}
+    found = []
+    for n, r in enumerate(grants):
+        if tier_of(r["by"], match, doc)[1] in exempt:
+            continue
+        came = any(
+            s["request"] == r["id"] and s["direction"] == "in" and s["minute"] <= minute
+            for s in scans
+        )
+        for k, phase_id in enumerate(r["phases"]):
+            if came or phase_id in (released or {}).get(r["id"], []):
+                continue
+            when = phases[phase_id]["start"] - before
+            if since is not None and r["id"] in since:
+                when = max(when, since[r["id"]] + grace)
+            if minute < when < phases[phase_id]["end"]:
+                found.append((when, n, k, r["id"], phase_id))
+    return [(rid, phase_id, when) for when, _, _, rid, phase_id in sorted(found)]
+
+
 def oracle_barred(events: list[tuple[str, datetime, str, str]], limit: int) -> dict[str, int]:
     """events: (by, moment, "no-show" | "request", request id)."""
     if limit == 0:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import math
 
-from pitchpass.core.minutes import NotAMinute, clock_minute, football_minute
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pitchpass.core.minutes import NotAMinute, clock_at, clock_minute, football_minute
 from pitchpass.core.model import DEFAULT_PHASES, Phase
 
 
@@ -35,3 +39,24 @@ def test_stoppage_time_needs_a_half_to_follow() -> None:
         clock_minute("60+2", DEFAULT_PHASES)
     with pytest.raises(NotAMinute, match="no second-half"):
         clock_minute("90+1", (Phase("first-half", 0, 47), Phase("rest", 47, 200)))
+
+
+def test_the_clock_names_the_phase_the_half_minute_and_the_next_phase() -> None:
+    plan = {p.id: p for p in DEFAULT_PHASES}
+    at = clock_at(46.5, DEFAULT_PHASES)  # the first half's stoppage time
+    assert (at.phase, at.football, at.typed) == ("first-half", "45+2", "45+2")
+    assert at.next_phase == "half-time" and at.next_start == plan["half-time"].start
+    early = clock_at(-200, DEFAULT_PHASES)
+    assert early.phase is None and early.football is None
+    assert early.next_phase == min(DEFAULT_PHASES, key=lambda p: p.start).id
+    late = clock_at(10_000, DEFAULT_PHASES)
+    assert (late.phase, late.next_phase, late.next_start) == (None, None, None)
+
+
+@given(st.floats(-300, 300, allow_nan=False))
+def test_the_minute_filled_in_reads_back_as_the_same_clock_minute(minute: float) -> None:
+    """What the incident form is given ("45+2" or a clock minute) is read back (as the form
+    reads it) as the whole clock minute now."""
+    typed = clock_at(minute, DEFAULT_PHASES).typed
+    back = clock_minute(typed, DEFAULT_PHASES)
+    assert (float(typed) if back is None else back) == math.floor(minute)

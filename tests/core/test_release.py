@@ -14,11 +14,11 @@ from typing import Any
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from oracle_waitlist import oracle_releases
+from oracle_waitlist import oracle_releases, oracle_upcoming
 
 from pitchpass.core import load_document
 from pitchpass.core.doors import IN, OUT, Scan
-from pitchpass.core.release import at_publish, due, schedule, warnings, why
+from pitchpass.core.release import at_publish, due, schedule, upcoming, warnings, why
 from profiles import examples
 
 SEED = Path(__file__).parents[2] / "scenarios" / "manchester-derby-2017.yaml"
@@ -75,6 +75,12 @@ def test_releases_match_the_oracle(
     got = due(scenario, MATCH, core_grants, core_scans, minute, since, done)
     expected = oracle_releases(doc, grants, rows, minute, since, done)
     assert [(x.request, x.phase, x.minute) for x in got] == expected
+    # What the match-day header says is due next: of the scans made by `minute` only.
+    so_far = [s for s in core_scans if s.minute <= minute]
+    ahead = upcoming(scenario, MATCH, core_grants, so_far, minute, since, done)
+    listed = oracle_upcoming(doc, grants, [s for s in rows if s["minute"] <= minute], minute,
+                             since, done)  # fmt: skip
+    assert [(x.request, x.phase, x.minute) for x in ahead] == listed
 
 
 def _grant(scenario: Any, tier: str = "other", phases: tuple[str, ...] = ("post-match",)) -> Any:

@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.core import mail
 from django.test import Client
 from django_tasks import TaskResultStatus
@@ -54,7 +55,8 @@ def desk() -> dict[str, Client]:
     }
     clients = {}
     for name, (role, org) in users.items():
-        do_add_user(name, role, org, "pw-for-tests-only-7", f"{name}@example.org")
+        person = "Dana Frame" if name == "docs" else ""  # the others are greeted by username
+        do_add_user(name, role, org, "pw-for-tests-only-7", f"{name}@example.org", None, person)
         clients[name] = Client(HTTP_AUTHORIZATION=f"Bearer {do_create_token(name)}")
     return clients
 
@@ -80,6 +82,11 @@ def test_a_decide_and_a_publish_each_send_one_mail_per_user(desk) -> None:
     body = docs[0].body
     assert "r24" in body and "r25" in body and "proposed refused" in body
     assert "46 of 46" in body  # the reason, in numbers
+    assert body.startswith("Hello Dana Frame,\n")  # by name; docs2 has none: its username
+    assert _mails_to("docs2@example.org")[0].body.startswith("Hello docs2,\n")
+    kickoff = m.Match.objects.get(key=MATCH).kickoff
+    assert f"kick-off {kickoff:%a} {kickoff.day} {kickoff:%b %Y, %H:%M} UTC" in body
+    assert "/passes/" not in body  # nothing granted yet: no pass to link
     # Nothing of another organisation's requests: r02 is BT Sport's.
     assert "r02" not in body and "BT Sport" not in body
     assert len(_mails_to("bt@example.org")) == 1 and "r02" in _mails_to("bt@example.org")[0].body
@@ -90,6 +97,11 @@ def test_a_decide_and_a_publish_each_send_one_mail_per_user(desk) -> None:
     published = _mails_to("docs@example.org")[1]
     assert "r25" in published.body and "granted (published)" in published.body
     assert "r24" in published.body and "refused (published)" in published.body
+    base = settings.PITCHPASS_BASE_URL
+    assert (
+        f"Your passes (print them, or show them at the door): {base}/matches/{MATCH}/passes/"
+        in (published.body)
+    )
     # Run again (a worker restarted), the tasks send nothing twice.
     sent = len(mail.outbox)
     for row in DBTaskResult.objects.all():

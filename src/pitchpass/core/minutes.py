@@ -10,8 +10,10 @@ stoppage time "+K" counting on from the half's last regular minute.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pitchpass.core.model import Phase
 
@@ -50,3 +52,37 @@ def football_minute(clock: float, plan: Sequence[Phase]) -> str | None:
             return str(first + played)
         return f"{last}+{first + played - last}"
     return None
+
+
+@dataclass(frozen=True)
+class Clock:
+    """Where a match stands at a clock minute: the phase it is in (None between or
+    outside them), the football minute in a half ("45+2"), and the next phase to start."""
+
+    minute: float
+    phase: str | None
+    football: str | None
+    next_phase: str | None
+    next_start: float | None
+
+    @property
+    def typed(self) -> str:
+        """The minute as the incident form takes it: stoppage time as the referee's board
+        shows it ("45+2"), else the clock minute (a plain number is the clock's)."""
+        if self.football and "+" in self.football:
+            return self.football
+        return str(math.floor(self.minute))
+
+
+def clock_at(minute: float, plan: Sequence[Phase]) -> Clock:
+    """The match's clock at `minute` after kick-off, by its phases."""
+    phase = next((p.id for p in plan if p.holds(minute)), None)
+    ahead = sorted((p for p in plan if p.start > minute), key=lambda p: p.start)
+    nxt = ahead[0] if ahead else None
+    return Clock(
+        minute,
+        phase,
+        football_minute(minute, plan),
+        nxt.id if nxt else None,
+        nxt.start if nxt else None,
+    )

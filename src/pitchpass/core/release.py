@@ -125,6 +125,27 @@ def due(
     ]
 
 
+def upcoming(
+    scenario: Scenario,
+    match_id: str,
+    grants: Iterable[Request],
+    scans: Sequence[Scan],
+    minute: float,
+    since: Mapping[str, float] | None = None,
+    released: Mapping[str, Collection[str]] | None = None,
+) -> list[Release]:
+    """The releases still to come after `minute`, soonest first (then in the order given):
+    each phase whose release time is later, none of whose crew has gone in by `minute`
+    (the match-day header's "due for release next"; a crew that comes in before the time
+    is not released)."""
+    ahead = [
+        x
+        for x in _open(scenario, match_id, grants, since or {}, released or {})
+        if x.minute > minute and not checked_in(x.request, scans, minute)
+    ]
+    return sorted(ahead, key=lambda x: x.minute)
+
+
 def warnings(
     scenario: Scenario,
     match_id: str,

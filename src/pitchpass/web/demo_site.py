@@ -19,12 +19,12 @@ from pitchpass.web.services.accounts import do_add_user
 
 # Who signs in to the demo: (username, role, organisation, what they do there).
 DEMO_USERS = (
-    ("admin", "admin", None, "league admin: everything, and /admin/"),
-    ("officer", "officer", "man-united", "home club: decides, overrides, publishes"),
-    ("away-officer", "officer", "man-city", "away club: consent for its dressing room"),
-    ("documentary", "media", "man-city-documentary", "the crew that was kept out"),
-    ("steward", "steward", None, "works the doors, logs incidents"),
-)
+    ("admin", "admin", None, "league admin: everything, and /admin/", "Alex Admin"),
+    ("officer", "officer", "man-united", "home club: decides, overrides, publishes", "Olivia Reed"),
+    ("away-officer", "officer", "man-city", "away club: consent for its dressing room", "Sam Blue"),
+    ("documentary", "media", "man-city-documentary", "the crew that was kept out", "Dana Frame"),
+    ("steward", "steward", None, "works the doors, logs incidents", "Pat Gate"),
+)  # username, role, organisation, what they do, the name their e-mails greet
 
 
 @dataclass(frozen=True)
@@ -58,13 +58,13 @@ def prepare(path: Path, now: datetime, match_day: bool = False) -> DemoSite:
     if loaded:
         store.load(moved(document, _shift(document, now)))
     users = []
-    for username, role, org, does in DEMO_USERS:
+    for username, role, org, does, name in DEMO_USERS:
         password = secrets.token_urlsafe(12)
         user = User.objects.filter(username=username).first()
         if user is None:
             venues = [v["id"] for v in document["venues"]] if role == "steward" else None
             address = f"{username}@demo.pitchpass.invalid"
-            do_add_user(username, role, org, password, address, venues)  # a steward: its doors
+            do_add_user(username, role, org, password, address, venues, name)  # venues: doors
         else:
             user.set_password(password)
             user.save(update_fields=["password"])

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_POST
 
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.http.pages import context, page_404, user_of
-from pitchpass.web.services import doors, sheets
+from pitchpass.web.services import doors, live, sheets
 
 
 def qr_svg(code: str) -> str:
@@ -137,6 +137,8 @@ def _door(
         scans=scans,
         error=error,
         key=secrets.token_urlsafe(12),  # this form's scan, once: a reload resends it
+        live=live.live_for(user_of(request), choices.match, timezone.now()),
+        live_once=secrets.token_urlsafe(12),
     )
     return render(request, "pitchpass/door.html", values, status=error.status if error else 200)
 

@@ -19,7 +19,7 @@ from django.utils.functional import SimpleLazyObject
 
 from pitchpass.core.notices import WORDS
 from pitchpass.web.errors import ErrorCode, ServiceError
-from pitchpass.web.services import board, notices, season, views
+from pitchpass.web.services import board, live, notices, season, views
 
 
 def user_of(request: HttpRequest) -> User:
@@ -124,6 +124,17 @@ def render_board(
         once=(typed or {}).get("once") or secrets.token_urlsafe(12),  # the incident form's
     )
     return render(request, "pitchpass/board.html", values, status=error.status if error else 200)
+
+
+@login_required
+def live_header(request: HttpRequest, match_key: str) -> HttpResponse:
+    """The match-day header alone, as the board and the door page poll it."""
+    try:
+        found = live.live_for(user_of(request), match_key, timezone.now())
+    except ServiceError as refused:
+        raise page_404(refused) from None
+    values = {"live": found, "live_match": match_key, "live_once": secrets.token_urlsafe(12)}
+    return render(request, "pitchpass/_live.html", values)
 
 
 @login_required

@@ -23,6 +23,7 @@ page_patterns = (
         ),
         path(match, pages.match_board, name="board"),
         path(f"{match}room/", pages.room, name="room"),
+        path(f"{match}live/", pages.live_header, name="live"),
         path(f"{match}what-if/", pages.what_if, name="what-if"),
         path(f"{match}passes/", door_pages.passes_page, name="passes"),
         path(f"{match}passes.pdf", door_pages.passes_pdf, name="passes-pdf"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 import time
 from datetime import timedelta
@@ -22,6 +23,9 @@ from pitchpass.web.services import kept_tokens
 
 ROLE_NAMES = [role for role, _ in m.ROLES]
 ORG_KIND = {"officer": ("club",), "media": ("broadcaster", "producer", "agency", "other")}
+NAME_MAX = 150  # Django's first_name, where the name an e-mail greets is kept
+# Control, bidirectional and lone surrogate characters: unprintable, spoofable, unstorable.
+UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def do_add_user(
@@ -31,12 +35,20 @@ def do_add_user(
     password: str,
     email: str = "",
     venues: list[str] | None = None,
+    name: str = "",
 ) -> User:
     """Create a user with a role; officers belong to a club, media users to the
     organisation they submit for, stewards work the doors of their `venues`' matches;
-    notices are e-mailed to `email` (none: not e-mailed). Fails on a username already
-    taken."""
+    notices are e-mailed to `email` (none: not e-mailed), greeting the user by `name`
+    (none: by username). Fails on a username already taken."""
     found_venues = _venues(role, venues or [])
+    name = name.strip()
+    if len(name) > NAME_MAX or UNSAFE.search(name):
+        raise ServiceError(
+            ErrorCode.INVALID,
+            f"a name has at most {NAME_MAX} characters, none a control or bidirectional one",
+            "name",
+        )
     if email:
         try:
             validate_email(email)
@@ -70,7 +82,9 @@ def do_add_user(
     except ValidationError as weak:
         raise ServiceError(ErrorCode.INVALID, " ".join(weak.messages), "password") from None
     with transaction.atomic():
-        user = User.objects.create_user(username=username, password=password, email=email)
+        user = User.objects.create_user(
+            username=username, password=password, email=email, first_name=name
+        )
         user.is_staff = user.is_superuser = role == "admin"  # league admins use Django admin
         user.save()
         profile = m.Profile.objects.create(user=user, role=role, organisation=organisation)

@@ -53,7 +53,7 @@ from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 from pitchpass.web.persistence.audit import audit
 from pitchpass.web.persistence.changes import changed, check_text, recorded
-from pitchpass.web.services import access, doors, notices, waitlist
+from pitchpass.web.services import access, doors, notices, times, waitlist
 from pitchpass.web.services.access import check_manages, managed
 from pitchpass.web.services.snapshot import lasting, once, requests_of, scenario_of
 
@@ -834,7 +834,7 @@ def release_soon(match: m.Match, run: m.DecisionRun | None, now: datetime) -> li
             "request": x.request,
             "org": by[x.request],
             "phase": x.phase,
-            "at_text": waitlist.clock(match, waitlist.moment_of(match, x.minute)),
+            "at_text": times.clock(match, waitlist.moment_of(match, x.minute)),
         }
         for x in release_at_publish(scenario, match.key, grants, minute)
     ]

@@ -8,13 +8,14 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.core import signing
 from django.db import IntegrityError, transaction
-from django.db.models import OuterRef, Subquery
+from django.db.models import F, OuterRef, Subquery, Window
+from django.db.models.functions import RowNumber
 
 from pitchpass.core import doors as core
 from pitchpass.core import release
@@ -23,7 +24,7 @@ from pitchpass.core.model import Phase, Request
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence.changes import check_text, lock_match
-from pitchpass.web.services import access
+from pitchpass.web.services import access, times
 from pitchpass.web.services.snapshot import once, plan_of
 
 ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: typed from a phone screen
@@ -447,6 +448,26 @@ def present_at(match: m.Match, zone: str, minute: float) -> list[str]:
     return core.present(_scans(match, zone), zone, minute, filming)
 
 
+def inside_now(match: m.Match) -> dict[str, tuple[int, dict[str, int]]]:
+    """Who is inside each zone now, as the doors counted: zone id -> (people, request id
+    -> people of its crew), from the newest admitted scan of each zone and of each crew in
+    it (kept with the scans), not the doors' whole history."""
+    admitted = m.Scan.objects.filter(match=match, result="admitted")
+    newest = [F("scanned").desc(), F("id").desc()]
+    zones = admitted.annotate(
+        n=Window(RowNumber(), partition_by=[F("zone")], order_by=newest)
+    ).filter(n=1)
+    crews = admitted.annotate(
+        n=Window(RowNumber(), partition_by=[F("zone"), F("request")], order_by=newest)
+    ).filter(n=1, crew_inside__gt=0)
+    out: dict[str, tuple[int, dict[str, int]]] = {
+        zone: (people, {}) for zone, people in zones.values_list("zone", "zone_inside")
+    }
+    for zone, request, people in crews.values_list("zone", "request", "crew_inside"):
+        out.setdefault(zone, (0, {}))[1][request] = people
+    return out
+
+
 @dataclass(frozen=True)
 class DoorChoices:
     """What a steward picks a door from: the venue's zones and the match's phases, and
@@ -458,6 +479,7 @@ class DoorChoices:
     phases: list[str]
     now_phase: str | None  # None: the clock is outside every phase
     default_phase: str
+    zone: tzinfo  # the venue's time zone (services/times.py)
 
 
 def door_choices(user: User, match_key: str, now: datetime) -> DoorChoices:
@@ -467,7 +489,10 @@ def door_choices(user: User, match_key: str, now: datetime) -> DoorChoices:
     zones = list(match.venue.zones.order_by("position").values_list("key", "name"))
     clock = phase_at(_minute(now, match.kickoff), plan)
     name = f"{match.home.name} v {match.away.name}"
-    return DoorChoices(match.key, name, zones, [p.id for p in plan], clock, clock or plan[0].id)
+    phases = [p.id for p in plan]
+    return DoorChoices(
+        match.key, name, zones, phases, clock, clock or plan[0].id, times.zone_of(match)
+    )
 
 
 def match_name(user: User, match_key: str) -> str:

@@ -26,7 +26,7 @@ import socket
 import time
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -36,6 +36,7 @@ from standardwebhooks import Webhook
 
 from pitchpass.core import notices as core
 from pitchpass.web.persistence import models as m
+from pitchpass.web.services import times
 from pitchpass.web.services.queue import job
 
 log = logging.getLogger("pitchpass.notices")
@@ -95,17 +96,28 @@ def send_mails(batch: str) -> int:
     return sent
 
 
+PASS_KINDS = (core.GRANTED, core.RELEASE_WARNING, core.RELEASED)  # the e-mail links the pass
+
+
 def _mail(user: User, org: m.Organisation, notices: list[m.Notice]) -> None:
+    """One e-mail of a batch: greeting the person by name (else username), each notice in
+    words (its times with their date and the venue's time zone), the link to the pass of
+    each grant it tells of, then the match and the user's notice settings."""
     match = notices[0].match
     name = f"{match.home.name} v {match.away.name}"
     count = f"{len(notices)} change{'s' if len(notices) != 1 else ''}"
     subject = f"pitchpass: {count} for {org.name} at {name}"
     base = settings.PITCHPASS_BASE_URL
-    lines = [f"{user.get_username()},", "", f"{name}, for {org.name}:", ""]
+    kickoff = times.text(match, match.kickoff)
+    greeting = user.first_name.strip() or user.get_username()
+    lines = [f"Hello {greeting},", "", f"{name}, kick-off {kickoff}, for {org.name}:", ""]
     lines += [f"- {n.text}" for n in notices]
+    if any(n.kind in PASS_KINDS for n in notices):
+        lines += ["", f"Your passes (print them, or show them at the door): {base}/matches/"
+                      f"{quote(match.key)}/passes/"]  # fmt: skip
     lines += [
         "",
-        f"The match: {base}/matches/{match.key}/",
+        f"The match: {base}/matches/{quote(match.key)}/",
         f"What you hear about: {base}/notices/",
     ]
     EmailMessage(subject, "\n".join(lines), to=[user.email]).send()

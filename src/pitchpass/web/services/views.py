@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from typing import Any
 from urllib.parse import urlencode
 
@@ -19,7 +19,8 @@ from pitchpass.core.policy import occupant_club
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
-from pitchpass.web.services import access, board, decisions, doors, entries, waitlist
+from pitchpass.web.services import access, board, decisions, doors, entries, times, waitlist
+from pitchpass.web.services.live import Live, live_of
 from pitchpass.web.services.snapshot import document_of, plan_of, requests_of
 
 
@@ -56,11 +57,14 @@ class MatchHead:
     home: str  # names
     away: str
     venue: str
-    kickoff: datetime
+    kickoff: datetime  # in the venue's time zone
+    zone: tzinfo  # the venue's (services/times.py): pages show every time of the match in it
 
 
 def _head(match: m.Match) -> MatchHead:
-    return MatchHead(match.key, match.home.name, match.away.name, match.venue.name, match.kickoff)
+    zone = times.zone_of(match)
+    kickoff = match.kickoff.astimezone(zone)
+    return MatchHead(match.key, match.home.name, match.away.name, match.venue.name, kickoff, zone)
 
 
 @dataclass(frozen=True)
@@ -216,6 +220,7 @@ class Board:
     scanned: bool  # a zone door has checked someone in: incidents say who was present
     # Publishing now puts these crews inside their release time (decisions.release_soon).
     release_soon: list[dict[str, str]] = field(default_factory=list)
+    live: Live | None = None  # the match-day header (services/live.py)
 
 
 def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime) -> Board:
@@ -282,6 +287,7 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         release_soon=_quietly(lambda: decisions.release_soon(match, run, now), [])
         if manages and publishable
         else [],
+        live=_quietly(lambda: live_of(user, match, now), None),
     )
 
 

@@ -28,6 +28,7 @@ from pitchpass.web.persistence.changes import lock_match, recorded
 from pitchpass.web.services import access, notices
 from pitchpass.web.services.queue import job
 from pitchpass.web.services.snapshot import once, requests_of, scenario_at, scenario_of
+from pitchpass.web.services.times import clock
 
 
 def minute_of(match: m.Match, moment: datetime) -> float:
@@ -218,6 +219,25 @@ def _release_view(match: m.Match) -> tuple[Any, str, list[Any], list[Scan]]:
     return scenario, match.key, _published(match, scenario), scans
 
 
+def releases_ahead(match: m.Match, now: datetime) -> list[release.Release]:
+    """The releases still to come after `now`, soonest first (core.release.upcoming): the
+    match-day header's "due for release next"."""
+    scenario, key, grants, scans = _release_view(match)
+    minute = minute_of(match, now)
+    return release.upcoming(scenario, key, grants, [s for s in scans if s.minute <= minute],
+                            minute, *_made(match))  # fmt: skip
+
+
+def open_offers(match: m.Match, now: datetime) -> list[m.Offer]:
+    """The offers open at `now` (not answered, not past their time), soonest to end first."""
+    found = [
+        o
+        for o in _offers(match).values()
+        if core.offer_state(o.state, o.until, now) == m.Offer.OPEN
+    ]
+    return sorted(found, key=lambda o: (o.until, o.request.key))
+
+
 def _made(match: m.Match) -> tuple[dict[str, float], dict[str, list[str]]]:
     """When each published grant was made (the minute; none if loaded so) and the phases
     of each released already."""
@@ -269,13 +289,6 @@ def _published(match: m.Match, scenario: Any) -> list[Any]:
     engine also gets locked, is not one: it is released by nobody)."""
     published = set(match.requests.filter(locked=True).values_list("key", flat=True))
     return [r for r in scenario.requests_of(match.key) if r.id in published]
-
-
-def clock(match: m.Match, moment: datetime) -> str:
-    """A moment as the match's local time of day and its minute from kick-off."""
-    minute = round(minute_of(match, moment))
-    local = match.kickoff + timedelta(minutes=minute + match.kickoff_offset)
-    return f"{local:%H:%M} (minute {minute:+d})"
 
 
 @job(attempts=5)

@@ -1,0 +1,44 @@
+"""Times as people read them: each with its date and the venue's time zone, on pages,
+e-mails, passes and exports alike. The venue's time zone is the UTC offset its match's
+kick-off was written in (SCENARIO.md: a kick-off carries its zone), so "16:30 UTC" or
+"20:45 UTC+01:00"; machine formats (the API, webhooks, the calendar feed) keep ISO 8601."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
+
+from django.utils import dateformat
+
+from pitchpass.web.persistence import models as m
+
+FORMAT = "D j M Y, H:i T"  # Sun 10 Dec 2017, 16:30 UTC
+SHORT = "D j M, H:i:s T"  # a door's scans: Sun 10 Dec, 16:31:07 UTC
+
+
+def zone_of(match: m.Match) -> tzinfo:
+    """The venue's time zone: the kick-off's UTC offset as written."""
+    if not match.kickoff_offset:
+        return UTC
+    return timezone(timedelta(minutes=match.kickoff_offset))
+
+
+def local(match: m.Match, moment: datetime) -> datetime:
+    """`moment` in the venue's time zone."""
+    return moment.astimezone(zone_of(match))
+
+
+def text(match: m.Match, moment: datetime, form: str = FORMAT) -> str:
+    """`moment` in words, in the venue's time zone: "Sun 10 Dec 2017, 16:30 UTC"."""
+    return written(local(match, moment), form)
+
+
+def written(moment: datetime, form: str = FORMAT) -> str:
+    """An aware `moment` in words, in its own time zone (pages' `when` filter)."""
+    return dateformat.format(moment, form)
+
+
+def clock(match: m.Match, moment: datetime) -> str:
+    """A match-day moment with its minute from kick-off: "Sun 10 Dec 2017, 15:45 UTC
+    (minute -45)"."""
+    minute = round((moment - match.kickoff).total_seconds() / 60)
+    return f"{text(match, match.kickoff + timedelta(minutes=minute))} (minute {minute:+d})"
