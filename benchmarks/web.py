@@ -15,7 +15,13 @@ are asyncio connections in this process, kept alive. Kinds, interleaved in each 
 - submit: POST /api/matches/M/requests, a new request (mixed zone, post-match, crew 1);
 - bare-read: GET /bench/bare, one row selected;
 - read: GET /api/matches/M/requests, a broadcaster's own requests (orgs that do not
-  submit in the run, so the answer keeps its size).
+  submit in the run, so the answer keeps its size);
+- bare-page: GET /bench/page, signed in (a session cookie): one row, a small template;
+- board: GET /matches/M/, the match board (HTML) as a broadcaster's people see it on
+  match day (signed in; the match published, kick-off 30 minutes away, so its live
+  header counts the doors);
+- board-officer: the same board as the home club's officer sees it (every request, the
+  proposal, what-if links, the access list).
 
 Throughput: every client sends its next call as soon as the last is answered, for
 `--seconds`. Latency: every client sends a call every `--pace` seconds (less often if
@@ -37,6 +43,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -44,7 +51,9 @@ from urllib.parse import urlparse
 HERE = Path(__file__).parent
 ROOT = HERE.parent
 MATCH = "mun-mci-2099-12-10"
-KINDS = ("bare-write", "locked-write", "submit", "bare-read", "read")
+LIVE = "mun-mci-live"  # the seed again, kicking off 30 minutes after the run starts
+KINDS = ("bare-write", "locked-write", "submit", "bare-read", "read", "bare-page", "board",
+         "board-officer")  # fmt: skip
 
 
 @dataclass
@@ -74,10 +83,13 @@ class Client:
         self.writer: asyncio.StreamWriter | None = None
 
     async def call(self, method: str, path: str, token: str, body: Any = None) -> tuple[int, bytes]:
+        """`token`: an API token, or "sessionid=..." (a page's session cookie)."""
         data = b"" if body is None else json.dumps(body).encode()
+        page = token.startswith("sessionid=")
+        who = f"Cookie: {token}" if page else f"Authorization: Bearer {token}"
         head = (
             f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
+            f"{who}\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(data)}\r\n\r\n"
         )
         for attempt in (1, 2):  # once more on a connection the server had closed
@@ -126,6 +138,8 @@ class Setup:
     submitters: list[str]  # tokens
     readers: list[str]
     officer: str
+    sessions: list[str]  # "sessionid=..." of media users who do not submit
+    officer_session: str
     acknowledged: list[str] = field(default_factory=list)
     counter: int = 0
 
@@ -143,6 +157,12 @@ def _call_for(kind: str, setup: Setup, n: int) -> tuple[str, str, str, Any]:
         return "POST", f"/api/matches/{MATCH}/requests", token, body
     if kind == "bare-read":
         return "GET", "/bench/bare", setup.readers[n % len(setup.readers)], None
+    if kind == "bare-page":
+        return "GET", "/bench/page", setup.sessions[n % len(setup.sessions)], None
+    if kind == "board":
+        return "GET", f"/matches/{LIVE}/", setup.sessions[n % len(setup.sessions)], None
+    if kind == "board-officer":
+        return "GET", f"/matches/{LIVE}/", setup.officer_session, None
     return "GET", f"/api/matches/{MATCH}/requests", setup.readers[n % len(setup.readers)], None
 
 
@@ -180,18 +200,31 @@ async def run(kind: str, mode: str, setup: Setup, clients: int, seconds: float,
 
 
 # A media user and a token per broadcaster, and the home club's officer, in one process
-# (the services the CLI's `user add` and `token create` call); their tokens, as JSON.
+# (the services the CLI's `user add` and `token create` call); their tokens, and a signed-in
+# session of each (as the sign-in page makes one), as JSON.
 USERS = """
 import json
+from importlib import import_module
 from pitchpass.web.setup import configure
 configure()
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 from pitchpass.web.services.accounts import do_add_user, do_create_token
-tokens = []
+sessions = import_module(settings.SESSION_ENGINE)
+def signed_in(user):
+    session = sessions.SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    return f"{{settings.SESSION_COOKIE_NAME}}={{session.session_key}}"
+tokens, cookies = [], []
 for n, org in enumerate({orgs!r}):
-    do_add_user(f"u{{n}}", "media", org, f"bench-phrase-{{n}}-long")
+    user = do_add_user(f"u{{n}}", "media", org, f"bench-phrase-{{n}}-long")
     tokens.append(do_create_token(f"u{{n}}"))
-do_add_user("boss", "officer", "man-united", "bench-phrase-boss")
-print(json.dumps([*tokens, do_create_token("boss")]))
+    cookies.append(signed_in(user))
+boss = do_add_user("boss", "officer", "man-united", "bench-phrase-boss")
+print(json.dumps([[*tokens, do_create_token("boss")], [*cookies, signed_in(boss)]]))
 """
 
 
@@ -214,9 +247,9 @@ def _fresh_database(url: str) -> None:
         db.execute(f'CREATE DATABASE "{name}"')
 
 
-def prepare(url: str, home: Path) -> tuple[dict[str, str], list[str], list[str], str]:
+def prepare(url: str, home: Path) -> tuple[dict[str, str], list[str], list[str], str, list[str]]:
     """The database made again with the seed match; tokens of submitters and readers and
-    of the home officer."""
+    of the home officer; the sessions of the readers and of the officer (the last)."""
     _fresh_database(url)
     env = dict(os.environ, PITCHPASS_HOME=str(home), DATABASE_URL=url)
     env |= {"PITCHPASS_API_RATE": "1000000/m", "PITCHPASS_API_WRITE_RATE": "1000000/m"}
@@ -228,10 +261,17 @@ def prepare(url: str, home: Path) -> tuple[dict[str, str], list[str], list[str],
     home.mkdir(parents=True, exist_ok=True)
     scenario.write_text(text)
     _cli(env, "load", str(scenario))
+    kickoff = datetime.now(UTC) + timedelta(minutes=30)
+    live = (ROOT / "scenarios" / "manchester-derby-2017.yaml").read_text()
+    live = live.replace("mun-mci-2017-12-10", LIVE).replace(
+        "kickoff: 2017-12-10T16:30:00+00:00", f"kickoff: {kickoff:%Y-%m-%dT%H:%M:%S+00:00}"
+    )
+    (home / "live.yaml").write_text(live)
+    _cli(env, "load", str(home / "live.yaml"))
     import yaml
 
     orgs = [o["id"] for o in yaml.safe_load(text)["organisations"] if o["kind"] == "broadcaster"]
-    tokens = json.loads(_cli(env, "-c", USERS.format(orgs=orgs[:24]), module=False))
+    tokens, cookies = json.loads(_cli(env, "-c", USERS.format(orgs=orgs[:24]), module=False))
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as db:
@@ -239,7 +279,7 @@ def prepare(url: str, home: Path) -> tuple[dict[str, str], list[str], list[str],
         db.execute("INSERT INTO bench_bare (body) VALUES ('{}')")
         db.execute("CREATE TABLE bench_turn (id integer PRIMARY KEY, n integer NOT NULL)")
         db.execute("INSERT INTO bench_turn VALUES (1, 0)")
-    return env, tokens[:12], tokens[12:24], tokens[24]
+    return env, tokens[:12], tokens[12:24], tokens[24], [*cookies[12:24], cookies[24]]
 
 
 def serve(env: dict[str, str], port: int, workers: int) -> subprocess.Popen[str]:
@@ -308,11 +348,17 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8790, help="the server's, on 127.0.0.1")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        env, submitters, readers, officer = prepare(args.database, Path(folder))
+        env, submitters, readers, officer, sessions = prepare(args.database, Path(folder))
         env["PITCHPASS_CACHE_URL"] = args.cache
         port = args.port
         server = serve(env, port, args.workers)
-        setup = Setup(port, submitters, readers, officer)
+        setup = Setup(port, submitters, readers, officer, sessions[:-1], sessions[-1])
+        for step in ("decide", "publish"):  # the live match's grants published
+            status, body = asyncio.run(
+                Client(port).call("POST", f"/api/matches/{LIVE}/{step}", officer)
+            )
+            if status != 200:
+                raise SystemExit(f"{step} of {LIVE} answered {status}: {body[:300]!r}")
         samples: list[Sample] = []
         load_before = os.getloadavg()[0]
         try:
@@ -363,6 +409,8 @@ def report(args: argparse.Namespace, samples: list[Sample], failures: list[str],
 
     submit_ratio, submit_rounds = ratio("submit", "bare-write")
     read_ratio, read_rounds = ratio("read", "bare-read")
+    board_ratio, board_rounds = ratio("board", "bare-page")
+    officer_ratio, officer_rounds = ratio("board-officer", "bare-page")
     locked_ratio, _ = ratio("locked-write", "bare-write")
     behind_lock, _ = ratio("submit", "locked-write")
 
@@ -403,7 +451,7 @@ def report(args: argparse.Namespace, samples: list[Sample], failures: list[str],
         lines.append(f"| {' | '.join(cells)} |")
     lines += [
         "",
-        "| goal (issue 10) | figure | |",
+        "| goal (issue 10, unless named) | figure | |",
         "| --- | --- | --- |",
     ]
     goals = [
@@ -416,6 +464,16 @@ def report(args: argparse.Namespace, samples: list[Sample], failures: list[str],
             "reads >= 50% of the bare read",
             f"{read_ratio:.0%}{shares(read_rounds)}",
             read_ratio >= 0.5,
+        ),
+        (
+            "the board page (a broadcaster's) >= 20% of the bare page (issue 26)",
+            f"{board_ratio:.0%}{shares(board_rounds)}",
+            board_ratio >= 0.2,
+        ),
+        (
+            "the board page (the home officer's) >= 20% of the bare page (issue 26)",
+            f"{officer_ratio:.0%}{shares(officer_rounds)}",
+            officer_ratio >= 0.2,
         ),
         *(
             (f"p99 < 100 ms at {args.clients} clients ({k})", f"{p99[k]:.1f} ms", p99[k] < 100)

@@ -82,7 +82,7 @@ def live_of(user: User, match: m.Match, now: datetime) -> Live | None:
     everything = access.manages(user, match) or _works_doors(user, match)
     own = None if everything else {r.key for r in access.seen_list(user, match)}
     names = dict(match.requests.values_list("key", "by__name")) if on else {}
-    zones = list(match.venue.zones.order_by("position"))
+    zones = list(match.venue.zones.order_by("position")) if on else []
     due = _releases(match, now, own, names) if on else []
     return Live(
         now=times.text(match, now),
