@@ -186,6 +186,20 @@ def test_the_passes_page_shows_each_pass_with_its_qr_code(desk) -> None:
     page = _signed_in("docs").get(f"/matches/{SEED}/passes/").content.decode()
     r25 = _passes(desk["docs"])["r25"]
     assert r25["typed"] in page and page.count("<svg") == 1 and "crew of <strong>2" in page
+    # What a printed pass says: the match, its kick-off, the zones by name, each phase's
+    # times, each time with its date and the venue's time zone.
+    kickoff = m.Match.objects.get(key=SEED).kickoff
+    day = f"{kickoff:%a} {kickoff.day} {kickoff:%b %Y}"
+    assert f"kick-off <strong>{day}, {kickoff:%H:%M} UTC</strong>" in page
+    assert "Manchester United v Manchester City, Old Trafford" in unescape(page)
+    assert r25["zone_names"] == ["Pitch-side positions"] and "Pitch-side positions" in page
+    start = kickoff - timedelta(minutes=60)  # pre-match: -60 to 0
+    begins = f"{start:%a} {start.day} {start:%b %Y}, {start:%H:%M} UTC"
+    ends = (
+        f"{day}, {kickoff:%H:%M} UTC" if start.date() != kickoff.date() else f"{kickoff:%H:%M} UTC"
+    )
+    assert r25["phase_times"] == [f"pre-match: {begins} to {ends}"]  # another day: its date
+    assert r25["phase_times"][0] in page
     assert "r02" not in page and "BT Sport" not in page  # never another's pass
     board = _signed_in("docs").get(f"/matches/{SEED}/").content.decode()
     assert f"/matches/{SEED}/passes/" in board and "/door/" not in board  # media: no door

@@ -421,25 +421,28 @@ def _incident_row(match: m.Match, position: int, raw: dict[str, Any]) -> m.Incid
     return row
 
 
-def export(match_key: str, entries: bool = True, now: datetime | None = None) -> dict[str, Any]:
+def export(
+    match_key: str,
+    entries: bool = True,
+    now: datetime | None = None,
+    read: tuple[m.Match, list[m.Request]] | None = None,
+) -> dict[str, Any]:
     """One match as a scenario document, with everything it needs and nothing else.
     Without `entries`: its frame, no requests and no incidents (what a new one is checked
     against: the core checks each on its own against the competition, policy, phases,
     venue, organisations and match). Its requests as the match day's record has them at
-    `now` (default: the clock's now)."""
-    match = m.Match.objects.select_related("competition", "venue", "home", "away", "host").get(
-        key=match_key
-    )
-    competition = match.competition
-    rows = (
-        list(
-            match.requests.filter(revoked="")
-            .select_related("by", "zone", "offer")
-            .prefetch_related("consent")
+    `now` (default: the clock's now). `read`: the match's row and its request_rows, read
+    already by the caller (a page reads them once, not once more for the export)."""
+    if read is not None:
+        match, every = read
+    else:
+        match = m.Match.objects.select_related("competition", "venue", "home", "away", "host").get(
+            key=match_key
         )
-        if entries
-        else []
-    )  # a revoked request is out of the decisions: the scenario does not list it
+        every = list(request_rows(match).filter(revoked="")) if entries else []
+    competition = match.competition
+    # A revoked request is out of the decisions: the scenario does not list it.
+    rows = [r for r in every if not r.revoked] if entries else []
     # The engine's view is the match day's record (core/record.py): a place offered and
     # not answered yet is held (locked), one declined or lapsed is decided by nobody.
     held = {key: record.engine_locked(e.state) for key, e in record_of(match, rows, now).items()}

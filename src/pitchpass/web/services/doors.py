@@ -117,10 +117,31 @@ def passes_of(match: m.Match, organisation: int | None) -> list[dict[str, Any]]:
     rows = _rows(match)
     if organisation is not None:
         rows = [p for p in rows if p.request.by_id == organisation]
-    return [pass_json(p, match) for p in rows]
+    frame = _frame(match)
+    return [pass_json(p, match, frame) for p in rows]
 
 
-def pass_json(row: m.Pass, match: m.Match) -> dict[str, Any]:
+def _frame(match: m.Match) -> dict[str, Any]:
+    """What every pass of the match prints beside its own: the match, its kick-off, the
+    zones' names and each phase's times (with their date and the venue's time zone)."""
+    kickoff = match.kickoff
+    return {
+        "match": f"{match.home.name} v {match.away.name}",
+        "venue": match.venue.name,
+        "kickoff": times.text(match, kickoff),
+        "names": dict(match.venue.zones.values_list("key", "name")),
+        "times": {
+            p.id: times.span(
+                match, kickoff + timedelta(minutes=p.start), kickoff + timedelta(minutes=p.end)
+            )
+            for p in plan_of(match)
+        },
+    }
+
+
+def pass_json(row: m.Pass, match: m.Match, frame: dict[str, Any]) -> dict[str, Any]:
+    """A pass as the API, the passes page and the printed sheet have it: its code, whose,
+    where (zone ids, and their names), when (phases, and each one's times) and the crew."""
     found = core_pass(_with_match(row, match))
     out: dict[str, Any] = {
         "request": found.request,
@@ -131,6 +152,11 @@ def pass_json(row: m.Pass, match: m.Match) -> dict[str, Any]:
         "zones": list(found.zones),
         "phases": list(found.phases),
         "crew": found.crew,
+        "match": frame["match"],
+        "venue": frame["venue"],
+        "kickoff": frame["kickoff"],
+        "zone_names": [frame["names"].get(z, z) for z in found.zones],
+        "phase_times": [f"{p}: {frame['times'][p]}" for p in found.phases if p in frame["times"]],
     }
     if found.revoked:
         out["revoked"] = found.revoked

@@ -152,8 +152,9 @@ def _latin(text: str) -> str:
 
 
 def render(match_name: str, venue: str, passes: list[dict[str, Any]]) -> bytes:
-    """Three passes to an A4 page: each its QR code, the code to type, zones, phases and
-    crew; a revoked one says so across it."""
+    """Three passes to an A4 page: each its QR code, the code to type, the match and its
+    kick-off, the zones' names and the crew, each phase with its times; a revoked one says
+    so across it."""
     pdf = FPDF(format="A4")
     pdf.set_auto_page_break(False)
     pdf.set_title(_latin(f"Passes: {match_name}"))
@@ -170,24 +171,28 @@ def render(match_name: str, venue: str, passes: list[dict[str, Any]]) -> bytes:
         segno.make(one["code"], error="m").save(qr, kind="png", scale=6, border=2)
         qr.seek(0)
         pdf.image(qr, x=14, y=top + 4, w=70, h=70)
-        pdf.set_xy(90, top + 6)
-        pdf.set_font("Helvetica", "B", 16)
-        pdf.cell(0, 8, _latin(f"{one['request']} - {one['org']}"))
-        pdf.set_font("Helvetica", size=11)
+        pdf.set_xy(90, top + 4)
+        pdf.set_font("Helvetica", "B", 13)  # a long organisation's name wraps in the box
+        title = _latin(f"{one['request']} - {one['org']}")
+        pdf.multi_cell(105, 5.5, title, align="L", max_line_height=5.5)
         lines = [
             f"{match_name}, {venue}",
-            f"Zones: {', '.join(one['zones'])}",
-            f"Phases: {', '.join(one['phases'])}",
-            f"Crew of {one['crew']}",
+            f"Kick-off {one['kickoff']}",
+            f"Zones: {', '.join(one['zone_names'])} - crew of {one['crew']}",
         ]
+        pdf.set_font("Helvetica", size=10)
         for k, line in enumerate(lines):
-            pdf.set_xy(90, top + 18 + k * 7)
-            pdf.cell(0, 6, _latin(line))
-        pdf.set_xy(90, top + 52)
+            pdf.set_xy(90, top + 17 + k * 5)
+            pdf.cell(105, 5, _latin(line))
+        pdf.set_font("Helvetica", size=8)  # each phase's times, wrapped within the box
+        pdf.set_xy(90, top + 33)
+        spans = _latin("; ".join(one["phase_times"]))
+        pdf.multi_cell(105, 3.6, spans, align="L", max_line_height=3.6)
+        pdf.set_xy(90, top + 57)
         pdf.set_font("Courier", "B", 22)
         pdf.cell(0, 10, one["typed"])
         if one.get("revoked"):
-            pdf.set_xy(90, top + 66)
+            pdf.set_xy(90, top + 68)
             pdf.set_font("Helvetica", "B", 12)
             pdf.set_text_color(179, 38, 30)
             pdf.cell(0, 8, _latin(f"REVOKED: {one['revoked']}"))

@@ -37,6 +37,13 @@ def written(moment: datetime, form: str = FORMAT) -> str:
     return dateformat.format(moment, form)
 
 
+def span(match: m.Match, start: datetime, end: datetime) -> str:
+    """From `start` to `end`: "Sun 10 Dec 2017, 15:30 UTC to 16:30 UTC", the end's date
+    written too when it is another day ("... to Mon 11 Dec 2017, 00:30 UTC")."""
+    same_day = local(match, start).date() == local(match, end).date()
+    return f"{text(match, start)} to {text(match, end, 'H:i T' if same_day else FORMAT)}"
+
+
 def clock(match: m.Match, moment: datetime) -> str:
     """A match-day moment with its minute from kick-off: "Sun 10 Dec 2017, 15:45 UTC
     (minute -45)"."""
