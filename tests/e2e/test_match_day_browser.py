@@ -62,7 +62,9 @@ def test_the_second_half_is_being_played_and_the_officer_publishes(
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Publish").click()
     expect(page.get_by_role("status")).to_contain_text("Published")
-    expect(page.locator("#waiting")).to_contain_text("r24 (man-city-documentary, other): number 1")
+    expect(page.locator("#waiting")).to_contain_text(
+        "r24 (Manchester City documentary crew (for Amazon Prime Video), other): number 1"
+    )
     screenshot(page, "match-day-published-1280.png")
 
 
@@ -125,7 +127,9 @@ def test_the_steward_admits_it_at_its_door_and_refuses_it_at_another(
     page = sign_in(browser, site, "steward", 390)
     verdict = _door(page, site, "away-dressing-room", CODE["r24"])
     expect(verdict).to_contain_text("ADMITTED")
-    expect(verdict).to_contain_text("r24 (man-city-documentary, crew 2): in, 1 of its 2")
+    expect(verdict).to_contain_text(
+        "r24 (Manchester City documentary crew (for Amazon Prime Video), crew 2): in, 1 of its 2"
+    )
     screenshot(page, "match-day-door-admitted-390.png")
     verdict = _door(page, site, "mixed-zone", CODE["r24"])
     expect(verdict).to_contain_text("REFUSED")

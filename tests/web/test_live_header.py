@@ -136,3 +136,28 @@ def test_an_incident_logged_from_the_header_carries_the_minute_filled_in(desk: A
     assert answer.status_code in (200, 302), answer.content
     logged = m.Incident.objects.get(match__key=SEED, what="a scuffle")
     assert logged.minute == 46
+
+
+def test_the_door_says_out_and_the_match_list_marks_the_match_day(desk) -> None:
+    m.Match.objects.filter(key=SEED).update(kickoff=timezone.now() + timedelta(minutes=30))
+    r25 = _passes(desk["docs"])["r25"]
+    steward = _signed_in("steward")
+    door = f"/matches/{SEED}/door/"
+    form = {"zone": "pitch-side", "phase": "pre-match", "code": r25["typed"]}
+    went_in = steward.post(door, form | {"direction": "in", "key": "k1"}).content.decode()
+    assert '<p class="big">ADMITTED</p>' in went_in
+    went_out = steward.post(door, form | {"direction": "out", "key": "k2"}).content.decode()
+    assert '<p class="big">OUT</p>' in went_out and "ADMITTED" not in went_out
+    # The page names the match with its day; its scans carry their date and time zone.
+    kickoff = m.Match.objects.get(key=SEED).kickoff
+    assert f"Manchester City, {kickoff:%a} {kickoff.day} {kickoff:%b %Y}" in went_out
+    scanned = m.Scan.objects.filter(match__key=SEED).latest("id").scanned
+    assert f"{scanned:%a} {scanned.day} {scanned:%b, %H:%M:%S} UTC" in went_out
+    listed = _signed_in("officer").get("/").content.decode()
+    assert "match day now" in listed
+    # An incident logged ahead (its minute still to come): nobody is known present yet.
+    desk["officer"].post(
+        f"/api/matches/{SEED}/incidents", {"zone": "pitch-side", "minute": 125}, "application/json"
+    )
+    board = _signed_in("officer").get(f"/matches/{SEED}/").content.decode()
+    assert "present at the doors: not known yet (this moment is still to come)" in board

@@ -447,15 +447,16 @@ def test_coverage_says_when_it_is_as_if_decided_now(api) -> None:
 
 def test_the_api_takes_stoppage_time_as_the_referee_shows_it(api) -> None:
     """As the board's form takes them (the core's football minutes, tests/core/test_minutes):
-    "45+2" is the clock's 46 in the default phases, "90+3" the clock's 109. A plain minute
-    stays a number: the string "3" is refused, as true is."""
-    for typed, clock in (("45+2", 46), ("90+3", 109)):
+    "45+2" is the clock's 46 in the default phases, "90+3" the clock's 109, "87'" (as the
+    match-day header shows it) the clock's 103. A plain minute stays a number: the string
+    "3" is refused, as true is."""
+    for typed, clock in (("45+2", 46), ("90+3", 109), ("87'", 103)):
         logged = post(api["steward"], "/incidents", {"zone": "tunnel", "minute": typed})
         assert logged.status_code == 201, logged.json()
         exported = yaml.safe_load(api["admin"].get(f"/api/matches/{MATCH}/export").content)
         found = {i["id"]: i for i in exported["incidents"]}
         assert found[logged.json()["id"]]["minute"] == clock
-    for wrong in ("3", "45+", "+2", True, "45+2; drop"):
+    for wrong in ("3", "45+", "+2", True, "45+2; drop", "87''", "'87"):
         refused = post(api["steward"], "/incidents", {"zone": "tunnel", "minute": wrong})
         assert refused.status_code == 400 and refused.json()["path"].startswith("minute")
 

@@ -5,7 +5,8 @@ the phases are laid out (SCENARIO.md). A steward thinks in football minutes: the
 minute of the first half is "45+2", and the second half starts again at 46. This turns one
 into the other, through the plan's `first-half` and `second-half` phases: football
 minute N of a half is the clock minute (N - first of that half) after the half starts,
-stoppage time "+K" counting on from the half's last regular minute.
+stoppage time "+K" counting on from the half's last regular minute. A football minute is
+written with its mark ("87'") or as stoppage time ("45+2"); a plain number is the clock.
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from dataclasses import dataclass
 from pitchpass.core.model import Phase
 
 HALVES = (("first-half", 1, 45), ("second-half", 46, 90))  # phase, first and last minute
-FOOTBALL = re.compile(r"^\s*(\d{1,3})\s*\+\s*(\d{1,2})\s*'?\s*$")
+FOOTBALL = re.compile(r"^\s*(\d{1,3})\s*\+\s*(\d{1,2})\s*['\u2019]?\s*$")
+MARKED = re.compile(
+    r"^\s*(\d{1,3})\s*['\u2019]\s*$"
+)  # 87' (or with a phone's right quote): a football minute
 
 
 class NotAMinute(ValueError):
@@ -26,7 +30,11 @@ class NotAMinute(ValueError):
 
 
 def clock_minute(text: str, plan: Sequence[Phase]) -> float | None:
-    """The clock minute of a football minute written "45+2" (None: not written so)."""
+    """The clock minute of a football minute written "45+2" or "87'" (None: not written
+    so)."""
+    marked = MARKED.match(text)
+    if marked is not None:
+        return _in_a_half(int(marked[1]), text, plan)
     found = FOOTBALL.match(text)
     if found is None:
         return None
@@ -38,6 +46,18 @@ def clock_minute(text: str, plan: Sequence[Phase]) -> float | None:
                 raise NotAMinute(f'"{text}": this competition\'s phases have no {phase_id}')
             return phase.start + (last - first) + added
     raise NotAMinute(f'"{text}": stoppage time follows 45 or 90 ("45+2", "90+3")')
+
+
+def _in_a_half(minute: int, text: str, plan: Sequence[Phase]) -> float:
+    """The clock minute of football minute `minute` (1 to 45 in the first half, 46 to 90
+    in the second): the clock at the start of that minute of play."""
+    for phase_id, first, last in HALVES:
+        if first <= minute <= last:
+            phase = next((p for p in plan if p.id == phase_id), None)
+            if phase is None:
+                raise NotAMinute(f'"{text}": this competition\'s phases have no {phase_id}')
+            return phase.start + (minute - first)
+    raise NotAMinute(f'"{text}": a football minute is 1 to 90 ("87\'"), then stoppage time')
 
 
 def football_minute(clock: float, plan: Sequence[Phase]) -> str | None:
@@ -67,10 +87,11 @@ class Clock:
 
     @property
     def typed(self) -> str:
-        """The minute as the incident form takes it: stoppage time as the referee's board
-        shows it ("45+2"), else the clock minute (a plain number is the clock's)."""
-        if self.football and "+" in self.football:
-            return self.football
+        """The minute as the header shows it and the incident form takes it: in a half the
+        football minute ("87'", or stoppage time as the referee's board shows it, "45+2"),
+        else the clock minute (a plain number is the clock's)."""
+        if self.football:
+            return self.football if "+" in self.football else f"{self.football}'"
         return str(math.floor(self.minute))
 
 

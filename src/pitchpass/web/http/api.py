@@ -445,16 +445,19 @@ def consent(request: HttpRequest, match: str, request_id: str, body: ConsentIn) 
     return {"request": request_id, "consent": body.given}
 
 
-STOPPAGE = r"^[0-9]{1,3}\+[0-9]{1,2}$"
+STOPPAGE = r"^[0-9]{1,3}(\+[0-9]{1,2}|')$"  # "45+2", or a football minute "87'"
 
 
 def _minute(value: Any) -> float | str:
-    """The clock, a number (not true, not "3"), or stoppage time as a string ("45+2")."""
+    """The clock, a number (not true, not "3"); or a football minute as a string, with its
+    mark ("87'") or as stoppage time ("45+2")."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
     if isinstance(value, str) and re.fullmatch(STOPPAGE, value):
         return value
-    raise ValueError('a number (the clock: minutes after kick-off) or stoppage time, "45+2"')
+    raise ValueError(
+        'a number (the clock: minutes after kick-off) or a football minute, "87\'" or "45+2"'
+    )
 
 
 Minute = Annotated[
@@ -469,7 +472,7 @@ class IncidentIn(Schema):
 
     id: str | None = None
     zone: str
-    # The clock, a number (not true or "3"); or stoppage time as a string: "45+2", "90+3".
+    # The clock, a number (not true or "3"); or a football minute: "87'", "45+2", "90+3".
     minute: Minute | None = None
     at: str | None = None
     what: str | None = None

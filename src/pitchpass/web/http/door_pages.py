@@ -104,7 +104,10 @@ def door_page(request: HttpRequest, match_key: str) -> HttpResponse:
             "key": request.POST.get("key", "")[: doors.KEY_MAX + 1],
         }
         try:
-            verdict = doors.do_check_in(user, match_key, body, now)
+            verdict = {
+                **doors.do_check_in(user, match_key, body, now),
+                "direction": body["direction"],  # a way out let through: OUT, not ADMITTED
+            }
         except ServiceError as error:
             verdict = {"result": "refused", "reason": error.code.value, "text": error.message}
     state = scans = None

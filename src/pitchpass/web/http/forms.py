@@ -105,7 +105,7 @@ class RequestForm(DeskForm):
 
 class IncidentForm(DeskForm):
     """What a steward saw: where, and the minute as the clock or the referee's board has
-    it ("93", "45+2"); the services turn it into the clock with the match's phases."""
+    it ("93", "87'", "45+2"); the services turn it into the clock with the match's phases."""
 
     zone = forms.ChoiceField(error_messages={"required": "choose the zone where it happened"})
     minute = forms.CharField(max_length=20, error_messages={"required": "the minute is needed"})

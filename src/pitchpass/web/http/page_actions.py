@@ -107,7 +107,10 @@ def revoke(request: HttpRequest, match_key: str, request_id: str) -> HttpRespons
     def act() -> str:
         reason = ReasonForm(request.POST).checked()["reason"]
         decisions.do_revoke(user_of(request), match_key, request_id, reason)
-        return f"{request_id} revoked: decide again to hand its places on."
+        return (
+            f"{request_id} revoked: its places go to the next on the waitlist that fits (an"
+            " offer, made in a moment), or stay free."
+        )
 
     return _on_board(request, match_key, act)
 

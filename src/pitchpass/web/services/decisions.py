@@ -391,10 +391,14 @@ def _with_present(
     everything = access.manages(user, match)
     own = set() if everything else {r.key for r in access.seen_list(user, match)}
     orgs = dict(match.requests.values_list("key", "by__key"))
+    now = waitlist.minute_of(match, timezone.now())
     out = []
     for incident in incidents:
         minute = minutes.get(incident["incident"])
-        there = [] if minute is None else doors.present_at(match, incident["zone"], minute)
+        # Nobody is present yet at a minute still to come (an incident logged ahead).
+        there = []
+        if minute is not None and minute <= now:
+            there = doors.present_at(match, incident["zone"], minute)
         present = [
             {"id": key if everything or key in own else None, "org": orgs.get(key)} for key in there
         ]

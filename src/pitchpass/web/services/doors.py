@@ -97,7 +97,8 @@ def _rows(match: m.Match) -> list[m.Pass]:
 def core_pass(row: m.Pass) -> core.Pass:
     r = row.request
     phases = release.kept(r.phases, r.released or ())  # the phases not released
-    request = Request(r.key, r.match.key, r.by.key, r.zone.key, phases, r.crew, r.submitted)
+    # The organisation by name: the door says whose crew it is as a steward reads it.
+    request = Request(r.key, r.match.key, r.by.name, r.zone.key, phases, r.crew, r.submitted)
     return core.pass_of(request, r.zone.via, r.revoked or None)
 
 
@@ -506,6 +507,7 @@ class DoorChoices:
     now_phase: str | None  # None: the clock is outside every phase
     default_phase: str
     zone: tzinfo  # the venue's time zone (services/times.py)
+    zone_name: str  # the same as a browser names it (door.js)
 
 
 def door_choices(user: User, match_key: str, now: datetime) -> DoorChoices:
@@ -514,13 +516,24 @@ def door_choices(user: User, match_key: str, now: datetime) -> DoorChoices:
     plan = plan_of(match)
     zones = list(match.venue.zones.order_by("position").values_list("key", "name"))
     clock = phase_at(_minute(now, match.kickoff), plan)
-    name = f"{match.home.name} v {match.away.name}"
+    name = _named(match)
     phases = [p.id for p in plan]
     return DoorChoices(
-        match.key, name, zones, phases, clock, clock or plan[0].id, times.zone_of(match)
+        match.key,
+        name,
+        zones,
+        phases,
+        clock,
+        clock or plan[0].id,
+        times.zone_of(match),
+        times.zone_name(match),
     )
 
 
 def match_name(user: User, match_key: str) -> str:
-    match = access.check_match(user, match_key)
-    return f"{match.home.name} v {match.away.name}"
+    """The match as a page names it: its clubs and its day ("... v ..., Sun 10 Dec 2017")."""
+    return _named(access.check_match(user, match_key))
+
+
+def _named(match: m.Match) -> str:
+    return f"{match.home.name} v {match.away.name}, {times.text(match, match.kickoff, times.DAY)}"

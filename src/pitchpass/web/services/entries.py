@@ -648,8 +648,8 @@ def do_log_typed_incident(
 
 def typed_minute(match: m.Match, text: str) -> float:
     """A minute as a steward types it: the clock ("93", minutes after kick-off as the
-    phases run) or a football minute of stoppage time ("45+2", "90+3"), turned into the
-    clock by the core with the match's phases."""
+    phases run) or a football minute ("87'", or stoppage time "45+2", "90+3"), turned into
+    the clock by the core with the match's phases."""
     try:
         football = clock_minute(text, plan_of(match))
     except NotAMinute as error:
@@ -661,8 +661,8 @@ def typed_minute(match: m.Match, text: str) -> float:
     except ValueError:
         raise ServiceError(
             ErrorCode.INVALID,
-            "the minute must be a number (minutes after kick-off, such as 93) or stoppage"
-            ' time ("45+2", "90+3")',
+            "the minute must be a number (minutes after kick-off, such as 93) or a football"
+            """ minute ("87'", or stoppage time "45+2", "90+3")""",
             "minute",
         ) from None
 

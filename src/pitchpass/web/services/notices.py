@@ -23,7 +23,7 @@ from pitchpass.core.codes import Status
 from pitchpass.core.model import Incident, Request
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
-from pitchpass.web.services import access
+from pitchpass.web.services import access, times
 from pitchpass.web.services.snapshot import plan_of, requests_of
 
 _HEADS = {
@@ -262,10 +262,11 @@ def notices_for(user: User, limit: int = 200, kind: str | None = None) -> list[N
             n.pk,
             n.kind,
             n.match.key,
-            f"{n.match.home.name} v {n.match.away.name}",
+            f"{n.match.home.name} v {n.match.away.name}, "
+            + times.text(n.match, n.match.kickoff, times.DAY),
             n.request,
             n.text,
-            n.when,
+            times.local(n.match, n.when),  # shown in the venue's time zone
             seen is None or n.when > seen,
         )
         for n in rows[:limit]

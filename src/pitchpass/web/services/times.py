@@ -13,6 +13,7 @@ from pitchpass.web.persistence import models as m
 
 FORMAT = "D j M Y, H:i T"  # Sun 10 Dec 2017, 16:30 UTC
 SHORT = "D j M, H:i:s T"  # a door's scans: Sun 10 Dec, 16:31:07 UTC
+DAY = "D j M Y"  # a match's day, beside its name: Sun 10 Dec 2017
 
 
 def zone_of(match: m.Match) -> tzinfo:
@@ -20,6 +21,17 @@ def zone_of(match: m.Match) -> tzinfo:
     if not match.kickoff_offset:
         return UTC
     return timezone(timedelta(minutes=match.kickoff_offset))
+
+
+def zone_name(match: m.Match) -> str:
+    """The venue's time zone as a browser's Intl names it ("UTC", "Etc/GMT-1" for
+    UTC+01:00); "" for an offset Intl has no name for (the device's own is used)."""
+    minutes = match.kickoff_offset
+    if not minutes:
+        return "UTC"
+    if minutes % 60:
+        return ""
+    return f"Etc/GMT{-minutes // 60:+d}"  # Etc/GMT-1 is UTC+01:00: the sign is turned
 
 
 def local(match: m.Match, moment: datetime) -> datetime:

@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 from django.contrib.auth.models import User
 
 from pitchpass.core.codes import ReasonCode, Status
+from pitchpass.core.doors import OPENS_BEFORE
 from pitchpass.core.policy import occupant_club
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
@@ -73,6 +74,7 @@ class MatchLine:
     waiting: int | None  # None: not for this user to know (a steward)
     fullest: dict[str, Any] | None
     redo: bool  # decided, but changed since: decide again
+    live: bool = False  # its doors are open now (the match-day header shows on its board)
 
 
 def match_list(user: User, now: datetime) -> tuple[list[MatchLine], list[MatchLine]]:
@@ -94,14 +96,21 @@ def match_list(user: User, now: datetime) -> tuple[list[MatchLine], list[MatchLi
             None if steward else sum(r.key not in decided for r in seen),
             board.fullest(usage) if run else None,
             redo,
+            _starts(match) <= now <= _ends(match),
         )  # the fullest place: the proposal for those who decide, else published only
         (coming if _ends(match) >= now else past).append(line)
     return coming, past[::-1]
 
 
 def _ends(match: m.Match) -> datetime:
-    plan = store.plan_of(match)  # one query, not an export of the match
+    plan = plan_of(match)  # one query, not an export of the match
     return match.kickoff + timedelta(minutes=max(p.end for p in plan))
+
+
+def _starts(match: m.Match) -> datetime:
+    """When its doors open: OPENS_BEFORE its first phase (core/doors.py)."""
+    plan = plan_of(match)
+    return match.kickoff + timedelta(minutes=min(p.start for p in plan) - OPENS_BEFORE)
 
 
 @dataclass(frozen=True)
@@ -191,6 +200,7 @@ class IncidentLine:
     covered_by: list[dict[str, Any]]
     missed: list[dict[str, Any]] = field(default_factory=list)
     present: list[dict[str, Any]] = field(default_factory=list)  # as the doors counted
+    to_come: bool = False  # logged ahead, at a moment still to come: nobody present yet
 
 
 @dataclass
@@ -236,7 +246,7 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
     shown = decisions.as_recorded(match, run, visible)  # the record over the run
     broken = None
     try:
-        incidents = _incidents(user, match, manages)
+        incidents = _incidents(user, match, manages, now)
     except ServiceError as error:  # the match as stored no longer decides: say why
         incidents, broken = [], error
     stale = run is not None and decisions.changed_since_run(user, match, run)  # as theirs
@@ -282,13 +292,23 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         open=closes is not None and now <= closes,  # None: the match is broken
         access=_access(user, match),
         broken=broken,
-        match_day=_quietly(lambda: waitlist.waitlist_of(user, match, now), None),
+        match_day=_quietly(lambda: _match_day(user, match, now), None),
         scanned=doors.any_admitted(match),
         release_soon=_quietly(lambda: decisions.release_soon(match, run, now), [])
         if manages and publishable
         else [],
         live=_quietly(lambda: live_of(user, match, now), None),
     )
+
+
+def _match_day(user: User, match: m.Match, now: datetime) -> dict[str, Any]:
+    """The waitlist and offers as the API gives them, each organisation also by name."""
+    found = waitlist.waitlist_of(user, match, now)
+    if not found["waitlist"]:
+        return found
+    names = {o["id"]: o["name"] for o in document_of(match)["organisations"]}
+    waiting = [{**w, "name": names.get(w["by"], w["by"])} for w in found["waitlist"]]
+    return {**found, "waitlist": waiting}
 
 
 def _quietly(work: Any, otherwise: Any) -> Any:
@@ -421,7 +441,7 @@ def _published_usage(match: m.Match, run: m.DecisionRun | None) -> list[dict[str
     return found
 
 
-def _incidents(user: User, match: m.Match, manages: bool) -> list[IncidentLine]:
+def _incidents(user: User, match: m.Match, manages: bool, now: datetime) -> list[IncidentLine]:
     """The coverage of each incident, with what the log says of it and whose crews."""
     document = document_of(match)
     logged = {i["id"]: i for i in document["incidents"]}
@@ -431,13 +451,15 @@ def _incidents(user: User, match: m.Match, manages: bool) -> list[IncidentLine]:
         row = logged.get(incident["incident"], {})
         minute = row.get("minute")
         football = entries.football_of(match, minute) if minute is not None else None
+        at = datetime.fromisoformat(row["at"]) if row.get("at") else None
+        when = at or (match.kickoff + timedelta(minutes=minute) if minute is not None else None)
         out.append(
             IncidentLine(
                 incident=incident["incident"],
                 zone=incident["zone"],
                 phase=incident.get("phase"),
                 minute=minute,
-                at=datetime.fromisoformat(row["at"]) if row.get("at") else None,
+                at=at,
                 football=football if football and "+" in football else None,  # plain: clock
                 what=row.get("what", ""),
                 covered_by=[
@@ -448,6 +470,7 @@ def _incidents(user: User, match: m.Match, manages: bool) -> list[IncidentLine]:
                     {**p, "name": names.get(p["org"] or "", p["org"])}
                     for p in incident.get("present", [])
                 ],
+                to_come=when is not None and when > now,
             )
         )
     uncaught = {i.incident for i in out if not i.covered_by}

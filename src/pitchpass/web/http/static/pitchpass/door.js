@@ -60,12 +60,15 @@
     }).join("");
   }
 
+  // A moment with its date and time zone, in the venue's (data-tz; else the device's).
   function clock(iso) {
     var zone = (form && form.getAttribute("data-tz")) || undefined;
+    var shape = { weekday: "short", day: "numeric", month: "short", hour: "2-digit",
+      minute: "2-digit", second: "2-digit", hour12: false, timeZoneName: "short" };
     try {
-      return new Date(iso).toLocaleTimeString("en-GB", { timeZone: zone, hour12: false });
+      return new Date(iso).toLocaleString("en-GB", Object.assign({ timeZone: zone }, shape));
     } catch (error) {
-      return new Date(iso).toLocaleTimeString("en-GB", { hour12: false });
+      return new Date(iso).toLocaleString("en-GB", shape);
     }
   }
 
@@ -233,7 +236,8 @@
       kept.textContent = "none kept yet: offline, codes cannot be checked";
       return;
     }
-    kept.textContent = list.passes.length + " passes, fetched at " + clock(list.fetched) +
+    var count = list.passes.length === 1 ? "1 pass" : list.passes.length + " passes";
+    kept.textContent = count + ", fetched " + clock(list.fetched) +
       (fresh ? "" : "; a newer one could not be fetched");
   }
 
@@ -405,11 +409,26 @@
       sayInside(verdict);
     }
     if (item.body.key === shown) {
-      var big = verdict ? (verdict.result === "admitted" ? "ADMITTED" : "REFUSED") : "NOT RECORDED";
+      var big = verdict ? bigWord(verdict.result, item.body.direction) : "NOT RECORDED";
       show(verdict ? verdict.result : "refused", big,
         "Sent when the connection returned: " + (verdict ? verdict.text : note), false);
     }
   };
+
+  // The verdict in one word: a way out let through is OUT, not ADMITTED.
+  function bigWord(result, direction) {
+    if (result !== "admitted") {
+      return "REFUSED";
+    }
+    return direction === "out" ? "OUT" : "ADMITTED";
+  }
+
+  // The match-day header (#live) counts who is inside: asked again after each answer.
+  function refreshHeader() {
+    if (window.htmx && document.getElementById("live")) {
+      window.htmx.trigger("#live", "refresh");
+    }
+  }
 
   function sayInside(verdict) {
     if (!insideLine) {
@@ -451,9 +470,10 @@
     shown = body.key;
     if (outcome.kind === "answered") {
       var v = outcome.verdict;
-      show(v.result, v.result === "admitted" ? "ADMITTED" : "REFUSED", v.text, false);
+      show(v.result, bigWord(v.result, body.direction), v.text, false);
       sayInside(v);
       addRow(body, when, v, "");
+      refreshHeader();
       return;
     }
     if (outcome.kind === "error") {
