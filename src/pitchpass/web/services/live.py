@@ -16,7 +16,7 @@ from pitchpass.core.minutes import Clock, clock_at
 from pitchpass.web.errors import ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.services import access, doors, entries, times, waitlist
-from pitchpass.web.services.snapshot import plan_of
+from pitchpass.web.services.snapshot import plan_of, requests_of
 from pitchpass.web.services.waitlist import moment_of as at
 
 RELEASES_SHOWN = 5  # the soonest; the header says how many more
@@ -81,7 +81,7 @@ def live_of(user: User, match: m.Match, now: datetime) -> Live | None:
     opens = times.text(match, match.kickoff + timedelta(minutes=first - OPENS_BEFORE))
     everything = access.manages(user, match) or _works_doors(user, match)
     own = None if everything else {r.key for r in access.seen_list(user, match)}
-    names = dict(match.requests.values_list("key", "by__name")) if on else {}
+    names = {r.key: r.by.name for r in requests_of(match)} if on else {}
     zones = list(match.venue.zones.order_by("position")) if on else []
     due = _releases(match, now, own, names) if on else []
     return Live(
@@ -118,7 +118,7 @@ def _logs_incidents(user: User) -> bool:
 def _inside(
     match: m.Match, zones: list[m.Zone], phase: str | None, names: dict[str, str] | None
 ) -> list[ZoneNow]:
-    counted = doors.inside_now(match)
+    counted = doors.inside_now(match) if doors.any_admitted(match) else {}  # none yet: none in
     out = []
     for zone in zones:
         people, crews = counted.get(zone.key, (0, {}))
@@ -140,6 +140,8 @@ def _inside(
 def _releases(
     match: m.Match, now: datetime, own: set[str] | None, names: dict[str, str]
 ) -> list[Due]:
+    if own is not None and not any(r.locked for r in requests_of(match) if r.key in own):
+        return []  # none of its own published: nothing of its own to release
     return [
         Due(x.request, names.get(x.request, ""), x.phase, times.clock(match, at(match, x.minute)))
         for x in waitlist.releases_ahead(match, now)

@@ -517,7 +517,7 @@ def _access(user: User, match: m.Match) -> list[dict[str, Any]] | None:
 def _consent_refused(match: m.Match) -> set[str]:
     """The requests whose consent was refused (or taken back) since they were sent as
     they are: "refused" is not "not given yet"."""
-    return set(match.requests.filter(consent_refused=True).values_list("key", flat=True))
+    return {r.key for r in requests_of(match) if r.consent_refused}  # the rows read already
 
 
 def _clubs_room(match: m.Match, occupant: str | None) -> bool:

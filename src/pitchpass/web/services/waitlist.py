@@ -50,7 +50,12 @@ def record_of(match: m.Match) -> dict[str, Entry]:
 
 
 def _published_run(match: m.Match) -> m.DecisionRun | None:
-    return match.runs.filter(published__isnull=False).order_by("-number").first()
+    """The newest published run (read once per version while a page is read)."""
+    return once(
+        "published-run",
+        match,
+        lambda: match.runs.filter(published__isnull=False).order_by("-number").first(),
+    )
 
 
 def _offers(match: m.Match) -> dict[str, m.Offer]:
@@ -206,9 +211,13 @@ def _warn(match: m.Match, now: datetime) -> list[str]:
     return list(dict.fromkeys(x.request for x in due))
 
 
-def _release_view(match: m.Match) -> tuple[Any, str, list[Any], list[Scan]]:
+def _release_view(
+    match: m.Match, published: set[str] | None = None
+) -> tuple[Any, str, list[Any], list[Scan]]:
     """What the core's release rules are given: the scenario, the match, its published
-    grants and the admitted scans in, in the order made."""
+    grants (`published`: their ids, if read already; an open offer, which the engine also
+    gets locked, is not one: it is released by nobody) and the admitted scans in, in the
+    order made."""
     scenario = scenario_of(match)
     scans = [
         Scan(request, zone, direction, minute_of(match, scanned))
@@ -216,16 +225,21 @@ def _release_view(match: m.Match) -> tuple[Any, str, list[Any], list[Scan]]:
             match=match, result="admitted", direction="in"
         ).order_by("scanned", "id").values_list("request", "zone", "direction", "scanned")
     ]  # fmt: skip
-    return scenario, match.key, _published(match, scenario), scans
+    if published is None:
+        published = set(match.requests.filter(locked=True).values_list("key", flat=True))
+    grants = [r for r in scenario.requests_of(match.key) if r.id in published]
+    return scenario, match.key, grants, scans
 
 
 def releases_ahead(match: m.Match, now: datetime) -> list[release.Release]:
     """The releases still to come after `now`, soonest first (core.release.upcoming): the
-    match-day header's "due for release next"."""
-    scenario, key, grants, scans = _release_view(match)
+    match-day header's "due for release next", from the request rows the page has read."""
+    published = [r for r in requests_of(match) if r.locked]
+    scenario, key, grants, scans = _release_view(match, {r.key for r in published})
     minute = minute_of(match, now)
+    made = _made(match, [(r.key, r.granted_at, r.released) for r in published])
     return release.upcoming(scenario, key, grants, [s for s in scans if s.minute <= minute],
-                            minute, *_made(match))  # fmt: skip
+                            minute, *made)  # fmt: skip
 
 
 def open_offers(match: m.Match, now: datetime) -> list[m.Offer]:
@@ -238,10 +252,11 @@ def open_offers(match: m.Match, now: datetime) -> list[m.Offer]:
     return sorted(found, key=lambda o: (o.until, o.request.key))
 
 
-def _made(match: m.Match) -> tuple[dict[str, float], dict[str, list[str]]]:
+def _made(match: m.Match, rows: Any = None) -> tuple[dict[str, float], dict[str, list[str]]]:
     """When each published grant was made (the minute; none if loaded so) and the phases
-    of each released already."""
-    rows = match.requests.filter(locked=True).values_list("key", "granted_at", "released")
+    of each released already (`rows`: its (key, granted_at, released), if read already)."""
+    if rows is None:
+        rows = match.requests.filter(locked=True).values_list("key", "granted_at", "released")
     since = {key: minute_of(match, at) for key, at, _ in rows if at is not None}
     return since, {key: list(done) for key, _, done in rows if done}
 
@@ -282,13 +297,6 @@ def _next_moment(match: m.Match, now: datetime) -> datetime | None:
     ]
     later = [t for t in moments if t > now]
     return min(later) if later else None
-
-
-def _published(match: m.Match, scenario: Any) -> list[Any]:
-    """The match's published grants as the core has them (an open offer, which the
-    engine also gets locked, is not one: it is released by nobody)."""
-    published = set(match.requests.filter(locked=True).values_list("key", flat=True))
-    return [r for r in scenario.requests_of(match.key) if r.id in published]
 
 
 @job(attempts=5)
@@ -399,7 +407,7 @@ def waitlist_of(user: User, match: m.Match, now: datetime) -> dict[str, Any]:
     if not offers and _published_run(match) is None:
         return {"waitlist": [], "offers": []}  # nothing published, nothing offered
     everything = access.manages(user, match)
-    seen = set() if everything else {r.key for r in access.seen_requests(user, match)}
+    seen = set() if everything else {r.key for r in access.seen_list(user, match)}
     _, waiting = held_and_waiting(match, offers)
     listed = core.waitlist(scenario_of(match), match.key, waiting, minute_of(match, now))
     shown = [
