@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from pitchpass.core import doors
 from pitchpass.core.model import Phase, Request
+from profiles import examples
 
 PRE = Phase("pre-match", -60, 0)
 POST = Phase("post-match", 112, 180)
@@ -80,6 +81,30 @@ def test_inside_and_present_read_the_admitted_scans_in_order() -> None:
     assert doors.present(scans, "tunnel", 116, filming) == ["r02"]  # r03 has no camera
     assert doors.present(scans, "tunnel", 122, filming) == ["r02"]
     assert doors.present(scans, "tunnel", 112, filming) == []
+    # A whole minute is the whole of it: a crew let in during minute 112 was there.
+    assert doors.present(scans, "tunnel", 113, filming) == ["r02"]
+    late = [doors.Scan("r04", "tunnel", doors.IN, 112.5), *scans]
+    assert doors.present(late, "tunnel", 112, filming) == ["r04"]
+    assert doors.present(late, "tunnel", 112.25, filming) == []  # that moment: not yet in
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a", "b", "c"]), st.sampled_from([doors.IN, doors.OUT]),
+                  st.integers(0, 40).map(lambda n: n / 4)),
+        max_size=12,
+    ),
+    st.integers(0, 10),
+)  # fmt: skip
+def test_present_at_a_whole_minute_is_anyone_inside_at_some_moment_of_it(
+    rows: list[tuple[str, str, float]], minute: int
+) -> None:
+    scans = [doors.Scan(who, "tunnel", way, t) for who, way, t in sorted(rows, key=lambda r: r[2])]
+    filming = [_request(who) for who in ("a", "b", "c")]
+    moments = [minute] + [s.minute for s in scans if minute < s.minute < minute + 1]
+    seen = {who for t in moments for who in doors.inside(scans, "tunnel", t)}
+    assert set(doors.present(scans, "tunnel", minute, filming)) == seen
 
 
 CREWS = {"a": 2, "b": 1, "c": 3}

@@ -28,6 +28,7 @@ from test_browser import BOARD, ROOT, screenshot, sign_in
 from test_csp import watched
 
 pytestmark = pytest.mark.slow
+DOCS = "Manchester City documentary crew (for Amazon Prime Video)"  # the documentary crew, by name
 DOOR = f"{BOARD}door/"
 PASS: dict[str, str] = {}  # the documentary's pitch-side pass: "typed", "signed"
 
@@ -95,9 +96,7 @@ def test_the_door_admits_the_crew_and_refuses_it_elsewhere(browser: Browser, sit
     _scan(page, PASS["typed"])
     verdict = page.get_by_role("alert", name="verdict")
     expect(verdict).to_contain_text("ADMITTED")
-    expect(verdict).to_contain_text(
-        "r25 (Manchester City documentary crew (for Amazon Prime Video), crew 2): in, 1 of its 2"
-    )
+    expect(verdict).to_contain_text(f"r25 ({DOCS}, crew 2): in, 1 of its 2")
     expect(page.get_by_role("status", name="inside")).to_have_text("1 of 30 inside")
     expect(page.get_by_label("Pass code")).to_be_empty()  # ready for the next one
     screenshot(page, "door-admitted-1280.png")

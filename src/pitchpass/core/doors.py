@@ -240,7 +240,20 @@ def peaks_from(scans: Iterable[Scan], zone: str, minute: float) -> tuple[dict[st
 def present(
     scans: Iterable[Scan], zone: str, minute: float, filming: Iterable[Request]
 ) -> list[str]:
-    """The crews with cameras that were inside `zone` at `minute` (in the order given):
-    the incident's coverage as the doors saw it, beside what the plan said."""
-    there = inside(scans, zone, minute)
-    return [r.id for r in filming if r.cameras >= 1 and there.get(r.id, 0) > 0]
+    """The crews with cameras that were inside `zone` at the incident's `minute` (in the
+    order given): its coverage as the doors saw it, beside what the plan said. A whole
+    minute, as one is typed ("84'", minute 100), is the whole of it, until the next: a
+    crew let in during it was there; a minute with a fraction (an incident logged at its
+    time) is that moment."""
+    scans = list(scans)
+    there = {request for request, n in inside(scans, zone, minute).items() if n > 0}
+    if float(minute).is_integer():
+        there |= {
+            s.request
+            for s in scans
+            if s.zone == zone
+            and s.admitted
+            and s.direction == IN
+            and minute < s.minute < minute + 1
+        }
+    return [r.id for r in filming if r.cameras >= 1 and r.id in there]
