@@ -316,76 +316,97 @@ def do_check_in(user: User, match_key: str, body: dict[str, Any], now: datetime)
     if direction not in core.DIRECTIONS:
         raise ServiceError(ErrorCode.INVALID, 'direction is "in" or "out"', "direction")
     scanned = _scanned(body.get("scanned"), now)
-    with transaction.atomic():
-        who = access.profile(user)
-        match = access.check_match_of(who, match_key)
-        check_door(who, match)
-        found_zone = _zone(match, zone, lock=True)  # its doors wait here, no other zone's
-        found_phase = _phase(match, phase)
-        # Read after the lock, in a statement of its own: on PostgreSQL a statement that
-        # waited for the lock would still see the door as it was when it started.
-        at_door = m.Scan.objects.filter(match=match, zone=zone).order_by("-scanned", "-id")
-        newest = at_door.values_list("scanned", "zone_inside").first()
-        plain = plain_code(code)
-        newest_of_crew = at_door.filter(request=OuterRef("request__key"))
-        row = (
-            m.Pass.objects.select_related("request__by", "request__zone")
-            .filter(code=plain, request__match=match)
-            .annotate(crew_inside=Subquery(newest_of_crew.values("crew_inside")[:1]))
-            .first()
-            if plain
-            else None
-        )  # a pass is made when its grant is published or first listed: none, no code
-        if key:
-            again = m.Scan.objects.filter(match=match, key=key).first()
-            if again is not None:
-                _check_same_scan(again, row, zone, phase, direction)
-                return _answer(again)
-        the_pass = core_pass(_with_match(row, match)) if row is not None else None
-        request = the_pass.request if the_pass else ""
-        minute = _minute(scanned, match.kickoff)
-        live = newest is None or newest[0] <= scanned  # else sent later by an offline door
-        if live:  # who is inside now, kept with the newest scans: no history read
-            people = newest[1] if newest is not None else 0
-            crew = (row.crew_inside or 0) if row is not None else 0
-        else:  # against every moment from its own on (core peaks_from), as it was then
-            scans = _scans(match, zone)
-            if direction == core.IN:
-                crews, people = core.peaks_from(scans, zone, minute)
-            else:  # one who was in then may leave
-                crews = core.inside(scans, zone, minute)
-                people = sum(crews.values())
-            crew = crews.get(request, 0)
-        verdict = core.check(
-            core.Door(zone, phase, direction),
-            the_pass,
-            inside_crew=crew,
-            inside_zone=people,
-            capacity=capacity(found_zone, phase),
-            phase=found_phase,
-            minute=minute,
-            offline="scanned" in body and body["scanned"] is not None,
-        )
-        crew_after, zone_after = core.step(crew, people, direction, verdict.admitted)
-        fields = dict(
-            match=match, pass_of=row, request=request, zone=zone, phase=phase,
-            direction=direction, result=verdict.result, reason=verdict.reason or "",
-            text=verdict.text, by=user, username=user.get_username(), scanned=scanned,
-            received=now, key=key, crew_inside=crew_after, zone_inside=zone_after,
-        )  # fmt: skip
+    try:
+        with transaction.atomic():
+            return _check_in(user, match_key, code, zone, phase, direction, key, scanned, now, body)
+    except IntegrityError:  # its key was used before: a resend, or two tabs at once
         if not key:
-            scan = m.Scan.objects.create(**fields)
-        else:
-            try:
-                with transaction.atomic():
-                    scan = m.Scan.objects.create(**fields)
-            except IntegrityError:  # the same key at once from two tabs: the first stands
-                again = m.Scan.objects.get(match=match, key=key)
-                _check_same_scan(again, row, zone, phase, direction)
-                return _answer(again)
-        if not live:  # its own counts are those of its moment, and it moves those after
-            _count_again(match, zone)
-        return _answer(scan)
+            raise
+        with transaction.atomic():  # the first scan of that key stands
+            match = access.check_match(user, match_key)
+            again = m.Scan.objects.get(match=match, key=key)
+            plain = plain_code(code)
+            row = m.Pass.objects.filter(code=plain, request__match=match).first() if plain else None
+            _check_same_scan(again, row, zone, phase, direction)
+            return _answer(again)
+
+
+def _check_in(
+    user: User,
+    match_key: str,
+    code: str,
+    zone: str,
+    phase: str,
+    direction: str,
+    key: str,
+    scanned: datetime,
+    now: datetime,
+    body: dict[str, Any],
+) -> dict[str, Any]:
+    """do_check_in's work, in its transaction. A key used before fails the insert (the
+    constraint one_scan_a_key): no statement reads it first, the common scan pays none."""
+    who = access.profile(user)
+    match = access.check_match_of(who, match_key)
+    check_door(who, match)
+    found_zone = _zone(match, zone, lock=True)  # its doors wait here, no other zone's
+    found_phase = _phase(match, phase)
+    # Read after the lock, in a statement of its own: on PostgreSQL a statement that
+    # waited for the lock would still see the door as it was when it started. The pass,
+    # its crew inside and the door's newest scan in one statement.
+    at_door = m.Scan.objects.filter(match=match, zone=zone).order_by("-scanned", "-id")
+    plain = plain_code(code)
+    newest_of_crew = at_door.filter(request=OuterRef("request__key"))
+    row = (
+        m.Pass.objects.select_related("request__by", "request__zone")
+        .filter(code=plain, request__match=match)
+        .annotate(
+            crew_inside=Subquery(newest_of_crew.values("crew_inside")[:1]),
+            door_scanned=Subquery(at_door.values("scanned")[:1]),
+            door_inside=Subquery(at_door.values("zone_inside")[:1]),
+        )
+        .first()
+        if plain
+        else None
+    )  # a pass is made when its grant is published or first listed: none, no code
+    if row is not None:
+        newest = None if row.door_scanned is None else (row.door_scanned, row.door_inside)
+    else:  # not a pass of the match: the door's count is read on its own
+        newest = at_door.values_list("scanned", "zone_inside").first()
+    the_pass = core_pass(_with_match(row, match)) if row is not None else None
+    request = the_pass.request if the_pass else ""
+    minute = _minute(scanned, match.kickoff)
+    live = newest is None or newest[0] <= scanned  # else sent later by an offline door
+    if live:  # who is inside now, kept with the newest scans: no history read
+        people = newest[1] if newest is not None else 0
+        crew = (row.crew_inside or 0) if row is not None else 0
+    else:  # against every moment from its own on (core peaks_from), as it was then
+        scans = _scans(match, zone)
+        if direction == core.IN:
+            crews, people = core.peaks_from(scans, zone, minute)
+        else:  # one who was in then may leave
+            crews = core.inside(scans, zone, minute)
+            people = sum(crews.values())
+        crew = crews.get(request, 0)
+    verdict = core.check(
+        core.Door(zone, phase, direction),
+        the_pass,
+        inside_crew=crew,
+        inside_zone=people,
+        capacity=capacity(found_zone, phase),
+        phase=found_phase,
+        minute=minute,
+        offline="scanned" in body and body["scanned"] is not None,
+    )
+    crew_after, zone_after = core.step(crew, people, direction, verdict.admitted)
+    scan = m.Scan.objects.create(
+        match=match, pass_of=row, request=request, zone=zone, phase=phase,
+        direction=direction, result=verdict.result, reason=verdict.reason or "",
+        text=verdict.text, by=user, username=user.get_username(), scanned=scanned,
+        received=now, key=key, crew_inside=crew_after, zone_inside=zone_after,
+    )  # fmt: skip
+    if not live:  # its own counts are those of its moment, and it moves those after
+        _count_again(match, zone)
+    return _answer(scan)
 
 
 def _count_again(match: m.Match, zone: str) -> None:
