@@ -73,7 +73,7 @@ def test_the_crew_shows_its_pass_on_a_desktop_and_a_phone(browser: Browser, site
         page.goto(f"{site.url}{BOARD}passes/")
         r25 = page.get_by_role("region", name="pass r25")
         expect(r25.locator(".qr svg")).to_be_visible()
-        expect(r25).to_contain_text("pitch-side")
+        expect(r25).to_contain_text("Pitch-side positions")
         expect(page.get_by_role("region", name="pass r24")).to_have_count(0)  # refused
         PASS["typed"] = r25.locator(".code").inner_text()
         screenshot(page, f"passes-documentary-{width}.png")
@@ -168,7 +168,7 @@ def test_without_javascript_the_plain_form_still_checks(browser: Browser, site: 
     expect(page.locator("#offline")).to_be_hidden()  # it needs the script
     _scan(page, PASS["typed"], "Out")
     verdict = page.get_by_role("alert", name="verdict")
-    expect(verdict).to_contain_text("ADMITTED")
+    expect(verdict).to_contain_text("OUT")  # a way out let through
     expect(verdict).to_contain_text("out of pitch-side; 1 of its crew still inside")
     expect(page.get_by_role("status", name="inside")).to_have_text("1 of 30 inside")
     screenshot(page, "door-no-script-390.png")
