@@ -80,7 +80,7 @@ def _locked(port: int, token: str) -> set[str]:
 
 
 def test_a_server_killed_during_publish_publishes_all_or_nothing(tmp_path: Path) -> None:
-    """Publish sent, and the server killed (SIGKILL) a moment later, at several moments
+    """Publish sent, and the server killed (SIGKILL) a moment later, at seven moments
     from at once to after the answer: started again, the match's published grants are
     those from before or those and every grant of the run, never a part of them, and
     each is told to its organisation once (issue 11: the notices are in the same change);
@@ -99,7 +99,9 @@ def test_a_server_killed_during_publish_publishes_all_or_nothing(tmp_path: Path)
     server = serve(home, port)
     outcomes, granted_lines = [], []
     try:
-        for n, delay in enumerate((0.0, 0.01, 0.03, 0.08, 0.2, 0.5)):
+        # The last kill comes long after a publish takes on a busy 2-core machine (0.5 to
+        # 0.7 s for this match on PostgreSQL): some publish gets through before its kill.
+        for n, delay in enumerate((0.0, 0.01, 0.03, 0.08, 0.2, 0.5, 3.0)):
             for k in range(15):  # requests to publish, each round
                 body = {
                     "zone": "pitch-side",
