@@ -36,6 +36,12 @@ OPENS_BEFORE = 15
 CLOSES_AFTER = 15
 
 
+def open_between(plan: Sequence[Phase]) -> tuple[float, float]:
+    """The minutes the match's doors are open: from OPENS_BEFORE its first phase starts to
+    CLOSES_AFTER its last one ends (the match-day header shows for as long)."""
+    return min(p.start for p in plan) - OPENS_BEFORE, max(p.end for p in plan) + CLOSES_AFTER
+
+
 @dataclass(frozen=True)
 class Pass:
     """A published grant as its crew's pass: the zones its places are in (its zone, then

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.models import User
 
-from pitchpass.core.doors import CLOSES_AFTER, OPENS_BEFORE
+from pitchpass.core.doors import open_between
 from pitchpass.core.minutes import Clock, clock_at
 from pitchpass.web.errors import ServiceError
 from pitchpass.web.persistence import models as m
@@ -51,7 +51,7 @@ class Live:
 
     now: str  # the venue's time now, with its date and zone
     clock: Clock
-    on: bool  # the doors are open: from OPENS_BEFORE the first phase to CLOSES_AFTER the last
+    on: bool  # the doors are open (core.doors.open_between)
     opens: str  # when the doors open, in words
     inside: list[ZoneNow]
     names: bool  # whether `inside` names the crews (else people counts only)
@@ -73,12 +73,12 @@ def live_of(user: User, match: m.Match, now: datetime) -> Live | None:
     None once the match is over (the doors closed after its last phase)."""
     plan = plan_of(match)
     minute = waitlist.minute_of(match, now)
-    first, last = min(p.start for p in plan), max(p.end for p in plan)
-    if minute > last + CLOSES_AFTER:
+    start, end = open_between(plan)
+    if minute > end:
         return None
     clock = clock_at(minute, plan)
-    on = minute >= first - OPENS_BEFORE
-    opens = times.text(match, match.kickoff + timedelta(minutes=first - OPENS_BEFORE))
+    on = minute >= start
+    opens = times.text(match, match.kickoff + timedelta(minutes=start))
     everything = access.manages(user, match) or _works_doors(user, match)
     own = None if everything else {r.key for r in access.seen_list(user, match)}
     names = {r.key: r.by.name for r in requests_of(match)} if on else {}

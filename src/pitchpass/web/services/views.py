@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 from django.contrib.auth.models import User
 
 from pitchpass.core.codes import ReasonCode, Status
-from pitchpass.core.doors import OPENS_BEFORE
+from pitchpass.core.doors import open_between
 from pitchpass.core.policy import occupant_club
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
@@ -108,9 +108,8 @@ def _ends(match: m.Match) -> datetime:
 
 
 def _starts(match: m.Match) -> datetime:
-    """When its doors open: OPENS_BEFORE its first phase (core/doors.py)."""
-    plan = plan_of(match)
-    return match.kickoff + timedelta(minutes=min(p.start for p in plan) - OPENS_BEFORE)
+    """When its doors open (core.doors.open_between)."""
+    return match.kickoff + timedelta(minutes=open_between(plan_of(match))[0])
 
 
 @dataclass(frozen=True)
