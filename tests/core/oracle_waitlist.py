@@ -58,7 +58,16 @@ def oracle_promote(
     doc: Doc, match_id: str, held: list[str], waiting: list[str], minute: float | None
 ) -> list[str]:
     """The ids promoted, in the waitlist's order."""
+    return list(oracle_offers(doc, match_id, held, waiting, minute))
+
+
+def oracle_offers(
+    doc: Doc, match_id: str, held: list[str], waiting: list[str], minute: float | None
+) -> dict[str, list[str]]:
+    """The requests promoted, in the waitlist's order, each with the phases offered: a
+    request on the waitlist asks, at `minute`, only for its phases not ended yet."""
     listed = oracle_waitlist(doc, match_id, waiting, minute)
+    ends = {p["id"]: p["end"] for p in phases_of(doc)}
     again = copy.deepcopy(doc)
     kept = []
     for r in again.get("requests") or []:
@@ -67,12 +76,15 @@ def oracle_promote(
         elif r["id"] in held:
             kept.append({**r, "locked": True})
         elif r["id"] in listed:
+            if minute is not None:
+                r = {**r, "phases": [p for p in r["phases"] if ends[p] > minute]}
             kept.append(r)
     again["requests"] = kept
     result = oracle_decide(again)
     mine = next(m for m in result["matches"] if m["match"] == match_id)
     granted = {d["request"] for d in mine["decisions"] if d["status"] == "granted"}
-    return [rid for rid in listed if rid in granted]
+    asked = {r["id"]: r["phases"] for r in kept}
+    return {rid: asked[rid] for rid in listed if rid in granted}
 
 
 def oracle_releases(

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from oracle import fits, venue_of
 from oracle_waitlist import (
     oracle_barred,
+    oracle_offers,
     oracle_promote,
     oracle_waiting,
     oracle_waitlist,
@@ -72,18 +73,29 @@ def test_the_waitlist_and_its_promotion_match_the_oracle(case: Any) -> None:
     promotion = promote(scenario, match_id, held, waiting, minute)
     promoted = list(promotion.promoted)
     assert promoted == oracle_promote(doc, match_id, held, waiting, minute)
+    offers = oracle_offers(doc, match_id, held, waiting, minute)
+    assert {k: list(v) for k, v in promotion.phases.items()} == offers
     # Never a held request taken back, never a place over capacity made by a promotion,
-    # and nobody left waiting who would fit beside the held and the promoted.
+    # and nobody left waiting who would fit beside the held and the promoted (each for
+    # its phases still to come).
     match = next(m for m in doc["matches"] if m["id"] == match_id)
     zones = {z["id"]: z for z in venue_of(match, doc)["zones"]}
+    ends = {p.id: p.end for p in scenario.phases}
+
+    def to_come(r: dict[str, Any]) -> dict[str, Any]:
+        if minute is None:
+            return r
+        return {**r, "phases": [p for p in r["phases"] if ends[p] > minute]}
+
     by_id = {r["id"]: r for r in doc["requests"]}
     granted = {d.request.id for d in promotion.result.decisions if d.status == "granted"}
     assert set(held) <= granted
-    kept = [by_id[i] for i in [*held, *promoted]]
+    kept = [by_id[i] for i in held] + [to_come(by_id[i]) for i in promoted]
     assert fits(kept, zones)
     for rid in listed:
+        assert to_come(by_id[rid])["phases"], "a request with nothing to come is not listed"
         if rid not in promoted:
-            assert not fits([*kept, by_id[rid]], zones)
+            assert not fits([*kept, to_come(by_id[rid])], zones)
 
 
 def _seed() -> dict[str, Any]:

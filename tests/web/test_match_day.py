@@ -17,6 +17,7 @@ from test_doors import SEED
 
 from pitchpass.web.errors import ServiceError
 from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import store
 from pitchpass.web.persistence.changes import changed
 from pitchpass.web.services import decisions, entries, waitlist
 from pitchpass.web.services.accounts import do_add_user
@@ -108,6 +109,30 @@ def test_an_accepted_offer_is_a_published_grant_with_its_pass(desk) -> None:
     with pytest.raises(ServiceError) as twice:
         waitlist.answer(_user("docs"), SEED, "r24", False, _at(111))
     assert twice.value.code == "conflict" and "accepted" in twice.value.message
+
+
+def test_an_offer_holds_only_the_phases_still_to_come(desk) -> None:
+    # r24 asked for the away dressing room pre-match and post-match; its place frees up
+    # at minute 108, long after pre-match ended: it is offered (and holds) post-match only.
+    _check_in_all_but("r23")
+    waitlist.tend(SEED, _at(108))
+    offer = m.Offer.objects.get(request__key="r24", request__match__key=SEED)
+    assert offer.phases == ["post-match"]
+    shown = waitlist.waitlist_for(_user("docs"), SEED, _at(109))["offers"]
+    assert [o["phases"] for o in shown] == [["post-match"]]
+    told = m.Notice.objects.get(match__key=SEED, request="r24", kind="promoted")
+    assert "for post-match only" in told.text and told.data["phases"] == ["post-match"]
+    waitlist.answer(_user("docs"), SEED, "r24", True, _at(110))
+    passes = desk["docs"].get(f"/api/matches/{SEED}/passes").json()
+    assert next(p for p in passes if p["request"] == "r24")["phases"] == ["post-match"]
+    # The engine's view and the grid count it post-match only: the away dressing room
+    # before the match holds nobody of r24.
+    exported = store.export(SEED)
+    assert next(r for r in exported["requests"] if r["id"] == "r24")["phases"] == ["post-match"]
+    usage = desk["officer"].get(f"/api/matches/{SEED}/decisions").json()["usage"]
+    used = {(u["zone"], u["phase"]): u["used"] for u in usage}
+    assert used[("away-dressing-room", "pre-match")] == 0
+    assert used[("away-dressing-room", "post-match")] == 2
 
 
 def test_a_declined_or_lapsed_offer_passes_the_place_on(desk) -> None:
@@ -211,7 +236,7 @@ def test_the_board_offers_the_place_and_its_buttons_to_its_organisation_only(des
     assert "Waitlist and places offered" in board and "Accept the place" in board
     assert "r24" not in pages["bt"].get(f"/matches/{SEED}/").content.decode()
     officer = pages["officer"].get(f"/matches/{SEED}/").content.decode()
-    assert "r24" in officer and "offered a place, open until" in officer
+    assert "r24" in officer and "offered a place for post-match, open until" in officer
     assert "Accept the place" not in officer  # the organisation answers, not the officer
     url = f"/matches/{SEED}/requests/r24/offer/"
     refused = pages["bt"].post(url, {"answer": "accept"}, follow=True)

@@ -183,3 +183,19 @@ def test_what_is_not_published_is_nobody_elses_and_is_marked_proposed(desk) -> N
     page.force_login(_user("away"))
     row = page.get(f"/matches/{SEED}/").content.decode().split('id="request-r24"')[1]
     assert 'title="proposed, not published yet">*' in row.split("</tr>")[0]
+
+
+def test_the_usage_of_get_decisions_is_the_grid_the_record_holds(desk) -> None:
+    # The run granted r23 (a crew of 2 in the tunnel after the match); revoked since, its
+    # places are free at once in the usage every role reads, with no decide.
+    revoked = desk["officer"].post(
+        f"/api/matches/{SEED}/requests/r23/revoke", {"reason": "crew banned"}, "application/json"
+    )
+    assert revoked.status_code == 200, revoked.content
+    run = m.DecisionRun.objects.filter(match__key=SEED).latest("number")
+    ran = {(u["zone"], u["phase"]): u["used"] for u in run.output["usage"]}
+    assert ran[("tunnel", "post-match")] == 46
+    for who in ("officer", "bt", "away"):
+        answer = desk[who].get(f"/api/matches/{SEED}/decisions").json()
+        used = {(u["zone"], u["phase"]): u["used"] for u in answer["usage"]}
+        assert used[("tunnel", "post-match")] == 44, who

@@ -30,14 +30,20 @@ class Release:
     grace: bool = False
 
 
-def kept(phases: Sequence[str], released: Collection[str]) -> tuple[str, ...]:
-    """The phases a published grant still holds: those not released as a no-show."""
-    return tuple(p for p in phases if p not in released)
+def kept(
+    phases: Sequence[str], released: Collection[str], offered: Collection[str] = ()
+) -> tuple[str, ...]:
+    """The phases a published grant still holds: those not released as a no-show and, of
+    a place offered from the waitlist (`offered`: the phases still to come when it was
+    offered; empty: every phase asked for), only those offered."""
+    return tuple(p for p in phases if p not in released and (not offered or p in offered))
 
 
-def released_whole(phases: Sequence[str], released: Collection[str]) -> bool:
-    """Whether a grant has lost every phase: then it is released whole (revoked)."""
-    return bool(released) and not kept(phases, released)
+def released_whole(
+    phases: Sequence[str], released: Collection[str], offered: Collection[str] = ()
+) -> bool:
+    """Whether a grant has lost every phase it held: then it is released whole (revoked)."""
+    return bool(released) and not kept(phases, released, offered)
 
 
 def exempt_tiers(scenario: Scenario) -> frozenset[str]:

@@ -6,7 +6,7 @@ clock (as minutes after kick-off, or as moments)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -61,10 +61,16 @@ def held_and_waiting(
     return held, waiting
 
 
+def to_come(request: Request, plan: Sequence[Phase], minute: float) -> tuple[str, ...]:
+    """The phases of the request that have not ended yet at `minute` (those a place freed
+    then could still be of use in), in the request's order."""
+    ends = {p.id: p.end for p in plan}
+    return tuple(p for p in request.phases if ends[p] > minute)
+
+
 def still_wanted(request: Request, plan: Sequence[Phase], minute: float) -> bool:
     """Whether some phase of the request has not ended yet at `minute`."""
-    ends = {p.id: p.end for p in plan}
-    return any(ends[p] > minute for p in request.phases)
+    return bool(to_come(request, plan, minute))
 
 
 def waitlist(
@@ -96,6 +102,8 @@ def waitlist(
 class Promotion:
     promoted: tuple[str, ...]  # offered a place now, in the policy's order
     result: MatchResult  # the held requests and the waitlist, decided
+    phases: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    # ^ the phases each promoted request is offered: those still to come at the minute
 
 
 def promote(
@@ -107,18 +115,32 @@ def promote(
 ) -> Promotion:
     """Decide the waitlist again against the places left: every `held` request (published
     grants, offers not yet answered) locked, never taken back; the requests still on the
-    waitlist deciding as SCENARIO.md says; every other request of the match left out."""
+    waitlist deciding as SCENARIO.md says, each (with `minute`) for its phases still to
+    come only (a place in a phase over is of use to nobody: it is neither asked for nor
+    offered); every other request of the match left out."""
     keep = set(held)
     listed = waitlist(scenario, match_id, waiting, minute)
     compete = {w.request for w in listed}
+
+    def competing(r: Request) -> Request:
+        if minute is None:
+            return r
+        return dataclasses.replace(r, phases=to_come(r, scenario.phases, minute))
+
     requests = tuple(
-        dataclasses.replace(r, locked=True) if r.id in keep else r
+        dataclasses.replace(r, locked=True)
+        if r.id in keep
+        else competing(r)
+        if r.id in compete
+        else r
         for r in scenario.requests
         if r.match != match_id or r.id in keep or r.id in compete
     )
     result = decide_match(dataclasses.replace(scenario, requests=requests), match_id)
-    granted = {d.request.id for d in result.decisions if d.status is Status.GRANTED}
-    return Promotion(tuple(w.request for w in listed if w.request in granted), result)
+    decided = result.decisions
+    granted = {d.request.id: d.request.phases for d in decided if d.status is Status.GRANTED}
+    promoted = tuple(w.request for w in listed if w.request in granted)
+    return Promotion(promoted, result, {key: granted[key] for key in promoted})
 
 
 LAPSED = "lapsed"  # an offer's state once its time passed unanswered

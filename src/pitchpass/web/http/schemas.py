@@ -104,6 +104,7 @@ class OfferOut(Out):
     state: str
     made: str
     until: str
+    phases: list[str]  # the phases offered: those of the request still to come then
 
 
 class WaitingOut(Out):

@@ -623,6 +623,9 @@ class Offer(models.Model):
     by = models.ForeignKey(
         "auth.User", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    # The phases offered: those of the request still to come when the place was offered
+    # (core.waitlist.promote); empty (an offer made before they were kept): every phase.
+    phases = models.JSONField(default=list, blank=True)
 
     def __str__(self) -> str:
         return f"offer of {self.request_id}: {self.state}"

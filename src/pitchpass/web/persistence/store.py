@@ -471,19 +471,31 @@ def export(
         ],
         "matches": [match_json(match)],
         "requests": _barred(
-            match,
-            [_held(request_json(match.key, r), held.get(r.key), r.released) for r in requests],
+            match, [_held(request_json(match.key, r), held.get(r.key), r) for r in requests]
         ),
         "incidents": [_incident(match.key, i) for i in incidents],
     }
 
 
-def _held(request: dict[str, Any], held: bool | None, released: list[str]) -> dict[str, Any]:
-    """A request as the engine gets it: locked if it holds its places, without the phases
-    released as a no-show (core/release.py: it keeps the others)."""
-    if released:
-        request = {**request, "phases": list(release.kept(request["phases"], released))}
-    return {**request, "locked": True} if held else request
+def _held(request: dict[str, Any], held: bool | None, row: m.Request) -> dict[str, Any]:
+    """A request as the engine gets it: locked if it holds its places, with only the
+    phases it holds (core.release.kept: not those released as a no-show, nor those over
+    before its place was offered from the waitlist)."""
+    if held:
+        request = {**request, "phases": list(held_phases(row)), "locked": True}
+    return request
+
+
+def offered_phases(row: m.Request) -> list[str]:
+    """The phases offered to the request from the waitlist (empty: not offered, or every
+    phase), from its offer read with the row."""
+    offer = getattr(row, "offer", None)  # the reverse one-to-one: None if never offered
+    return list(offer.phases) if offer is not None else []
+
+
+def held_phases(row: m.Request) -> tuple[str, ...]:
+    """The phases a published grant (or an open offer) holds (core.release.kept)."""
+    return release.kept(row.phases, row.released or (), offered_phases(row))
 
 
 def record_of(
@@ -502,7 +514,7 @@ def record_of(
         # Released whole: every phase released (or, before phases were released one by
         # one, a no-show at all); a grant revoked by hand after losing one phase is revoked.
         whole = r.no_show is not None and (
-            not r.released or release.released_whole(r.phases, r.released)
+            not r.released or release.released_whole(r.phases, r.released, offered_phases(r))
         )
         out[r.key] = record.state_of(r.locked, r.revoked, whole, state, until, now)
     return out

@@ -169,7 +169,7 @@ def published_for(organisation: m.Organisation) -> QuerySet[m.Request]:
     those, never another organisation's."""
     rows = m.Request.objects.filter(by=organisation).filter(Q(locked=True) | ~Q(revoked=""))
     return rows.select_related(
-        "by", "zone", "match__home", "match__away", "match__venue", "match__competition"
+        "by", "zone", "offer", "match__home", "match__away", "match__venue", "match__competition"
     )
 
 

@@ -198,12 +198,16 @@ def _no_room(request_id: str, full: Sequence[Reason], path: str = "") -> Service
 def current_decisions(user: User, match_key: str) -> dict[str, Any]:
     """The newest run's output; media see their own organisation's decisions only. A
     request sent or changed since the run (or its consent) is not among its decisions but
-    listed in `waiting`, with the new ones: the run decided it as it was."""
+    listed in `waiting`, with the new ones: the run decided it as it was. Its `usage` is
+    the board's grid: the places the match day's record holds (with the run's grants of
+    the open requests for those who manage the match; published places only for others)."""
     match = access.check_match(user, match_key)
     run = latest_run(match)
     if run is None:
         raise ServiceError(ErrorCode.NOT_FOUND, "this match has not been decided yet")
     output = dict(run.output)
+    manages = access.manages(user, match)
+    output["usage"] = proposal_usage(match, run) if manages else published_usage(match, run)
     visible = list(access.visible_requests(user, match))
     shown = as_recorded(match, run, visible)
     output["decisions"] = [

@@ -18,11 +18,11 @@ from django.db.models import F, OuterRef, Subquery, Window
 from django.db.models.functions import RowNumber
 
 from pitchpass.core import doors as core
-from pitchpass.core import release
 from pitchpass.core.coverage import phase_at
 from pitchpass.core.model import Phase, Request
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import store
 from pitchpass.web.persistence.changes import check_text, lock_match
 from pitchpass.web.services import access, times
 from pitchpass.web.services.snapshot import once, plan_of
@@ -89,14 +89,14 @@ def _free_code() -> str:
 def _rows(match: m.Match) -> list[m.Pass]:
     return list(
         m.Pass.objects.filter(request__match=match)
-        .select_related("request__by", "request__zone")
+        .select_related("request__by", "request__zone", "request__offer")
         .order_by("request__position")
     )
 
 
 def core_pass(row: m.Pass) -> core.Pass:
     r = row.request
-    phases = release.kept(r.phases, r.released or ())  # the phases not released
+    phases = store.held_phases(r)  # not released, and (from the waitlist) those offered
     # The organisation by name: the door says whose crew it is as a steward reads it.
     request = Request(r.key, r.match.key, r.by.name, r.zone.key, phases, r.crew, r.submitted)
     return core.pass_of(request, r.zone.via, r.revoked or None)
@@ -357,7 +357,7 @@ def _check_in(
     plain = plain_code(code)
     newest_of_crew = at_door.filter(request=OuterRef("request__key"))
     row = (
-        m.Pass.objects.select_related("request__by", "request__zone")
+        m.Pass.objects.select_related("request__by", "request__zone", "request__offer")
         .filter(code=plain, request__match=match)
         .annotate(
             crew_inside=Subquery(newest_of_crew.values("crew_inside")[:1]),

@@ -166,8 +166,9 @@ def _events(r: m.Request, plan: tuple[Phase, ...], now: datetime) -> list[Event]
         "" if r.revoked else f"{settings.PITCHPASS_BASE_URL}/matches/{quote(match.key)}/passes/",
     ]
     out = []
+    offered = store.offered_phases(r)  # from the waitlist: the phases still to come then
     for phase in r.phases:
-        if phase not in times:  # a phase removed since: no time to give it
+        if phase not in times or (offered and phase not in offered):  # removed, not offered
             continue
         gone = bool(r.revoked) or phase in (r.released or ())  # released as a no-show
         kickoff = match.kickoff

@@ -158,12 +158,19 @@ def after_revoke(match: m.Match, row: m.Request, reason: str) -> None:
     batch.close()
 
 
-def promoted(match: m.Match, row: m.Request, until: str, until_at: datetime) -> None:
-    """Tell an organisation that a place freed up for its request: it has until `until`
-    (as the match's clock says it; `until_at`, the moment, for webhooks in ISO 8601)."""
+def promoted(
+    match: m.Match, row: m.Request, until: str, until_at: datetime, phases: list[str]
+) -> None:
+    """Tell an organisation that a place freed up for its request in `phases` (those still
+    to come): it has until `until` (as the match's clock says it; `until_at`, the moment,
+    for webhooks in ISO 8601)."""
     batch = Batch(match)
-    text = _line(row, _HEADS[core.PROMOTED]) + f": accept by {until}, or it goes to the next"
-    data = {**_about(row), "status": "offered", "until": until, "until_at": until_at.isoformat()}
+    text = _line(row, _HEADS[core.PROMOTED])
+    if list(phases) != list(row.phases):
+        text += f" for {', '.join(phases)} only (the rest is over)"
+    text += f": accept by {until}, or it goes to the next"
+    data = {**_about(row), "phases": list(phases), "status": "offered", "until": until,
+            "until_at": until_at.isoformat()}  # fmt: skip
     batch.add(core.PROMOTED, row.by_id, row.key, text, data)
     batch.close()
 

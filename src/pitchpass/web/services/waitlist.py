@@ -167,7 +167,8 @@ def _release(match: m.Match, now: datetime) -> list[str]:
         return []
     rules = rules_of(match)
     wanted = {x.request for x in due}
-    rows = {r.key: r for r in match.requests.filter(key__in=wanted).select_related("zone", "by")}
+    read = match.requests.filter(key__in=wanted).select_related("zone", "by", "offer")
+    rows = {r.key: r for r in read}
     recorded(match)
     for x in due:
         row = rows[x.request]
@@ -175,7 +176,7 @@ def _release(match: m.Match, now: datetime) -> list[str]:
         reason = release.why(x, rules, clock(match, at))
         row.released = [*row.released, x.phase]
         row.no_show = row.no_show or at  # one no-show a grant, at its first release
-        whole = release.released_whole(row.phases, row.released)
+        whole = release.released_whole(row.phases, row.released, store.offered_phases(row))
         if whole:
             row.locked, row.revoked = False, reason
         row.save(update_fields=["released", "no_show", "locked", "revoked"])
@@ -280,8 +281,9 @@ def _promote(match: m.Match, now: datetime) -> list[str]:
         until = moment_of(
             match, core.offer_until(requests[key], scenario.phases, minute, rules.accept_within)
         )
-        m.Offer.objects.create(request=rows[key], made=now, until=until)
-        notices.promoted(match, rows[key], clock(match, until), until)
+        phases = list(promotion.phases[key])
+        m.Offer.objects.create(request=rows[key], made=now, until=until, phases=phases)
+        notices.promoted(match, rows[key], clock(match, until), until, phases)
         audit(None, "promote", match, key, {}, {"until": until.isoformat()}, username="worker")
     recorded(match)
     return list(promotion.promoted)
@@ -392,6 +394,7 @@ def offer_json(offer: m.Offer, now: datetime) -> dict[str, Any]:
         "made": offer.made.isoformat(),
         "until": offer.until.isoformat(),
         "until_text": clock(offer.request.match, offer.until),
+        "phases": list(offer.phases or offer.request.phases),
     }
 
 
