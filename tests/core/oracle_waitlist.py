@@ -131,6 +131,46 @@ def oracle_releases(
     return out
 
 
+def oracle_release_time(
+    doc: Doc, grant: dict[str, Any], phase_id: str, since: dict[str, float] | None
+) -> float | None:
+    """When the grant's place in the phase is released, as in oracle_releases (None: never,
+    its time would come at or after the phase's end)."""
+    rules = (doc.get("policy") or {}).get("match_day") or {}
+    phase = {p["id"]: p for p in phases_of(doc)}[phase_id]
+    when = phase["start"] - rules.get("release_before", 5)
+    if since is not None and grant["id"] in since:
+        when = max(when, since[grant["id"]] + rules.get("release_grace", 60))
+    return None if when >= phase["end"] else when
+
+
+def oracle_late_scans(
+    doc: Doc,
+    grant: dict[str, Any],
+    released: list[str],
+    scans: list[dict[str, Any]],
+    minute: float,
+    since: dict[str, float] | None,
+) -> tuple[list[str], list[str]]:
+    """For a grant whose phases `released` were released: those it had lost by `minute`
+    (their release time at or before it), and those a scan in by their release time shows
+    were released wrongly."""
+    lost, wrong = [], []
+    for phase_id in grant["phases"]:
+        if phase_id not in released:
+            continue
+        when = oracle_release_time(doc, grant, phase_id, since)
+        if when is None or when <= minute:
+            lost.append(phase_id)
+        came = any(
+            s["request"] == grant["id"] and s["direction"] == "in" and s["minute"] <= when
+            for s in scans
+        ) if when is not None else False  # fmt: skip
+        if came:
+            wrong.append(phase_id)
+    return lost, wrong
+
+
 def oracle_upcoming(
     doc: Doc,
     grants: list[dict[str, Any]],

@@ -14,11 +14,20 @@ from typing import Any
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from oracle_waitlist import oracle_releases, oracle_upcoming
+from oracle_waitlist import oracle_late_scans, oracle_releases, oracle_upcoming
 
 from pitchpass.core import load_document
 from pitchpass.core.doors import IN, OUT, Scan
-from pitchpass.core.release import at_publish, due, schedule, upcoming, warnings, why
+from pitchpass.core.release import (
+    at_publish,
+    contradicted,
+    due,
+    released_by,
+    schedule,
+    upcoming,
+    warnings,
+    why,
+)
 from profiles import examples
 
 SEED = Path(__file__).parents[2] / "scenarios" / "manchester-derby-2017.yaml"
@@ -81,6 +90,14 @@ def test_releases_match_the_oracle(
     listed = oracle_upcoming(doc, grants, [s for s in rows if s["minute"] <= minute], minute,
                              since, done)  # fmt: skip
     assert [(x.request, x.phase, x.minute) for x in ahead] == listed
+    # A scan an offline door sends after a release: the pass as it was at `minute`, and
+    # the releases the scans now known show were wrong.
+    first = core_grants[0]
+    lost = released_by(first, scenario, since.get(first.id), released, minute)
+    wrong = contradicted(first, scenario, since.get(first.id), released, core_scans)
+    assert (list(lost), list(wrong)) == oracle_late_scans(
+        doc, grants[0], released, rows, minute, since
+    )
 
 
 def _grant(scenario: Any, tier: str = "other", phases: tuple[str, ...] = ("post-match",)) -> Any:
@@ -158,3 +175,6 @@ def test_a_grant_keeps_its_phases_not_released_and_is_released_whole_with_none()
     assert not released_whole(("pre-match", "post-match"), ["pre-match"])
     assert released_whole(("pre-match", "post-match"), ["post-match", "pre-match"])
     assert not released_whole(("pre-match",), [])  # nothing released: not a release
+    # A place offered from the waitlist holds the phases offered only (those to come).
+    assert kept(("pre-match", "post-match"), [], ["post-match"]) == ("post-match",)
+    assert released_whole(("pre-match", "post-match"), ["post-match"], ["post-match"])

@@ -141,6 +141,19 @@ def check(
     )
 
 
+def place_gone(found: Pass, phases: Sequence[str], why: str) -> Verdict:
+    """An offline scan that let one of a crew in before its place was released (the
+    release was made before the scan was sent), where the place does not fit back (`why`:
+    which zone and phase it would put over, and who holds it now): a conflict for the
+    officer, not counted inside."""
+    return _no(
+        CONFLICT,
+        f"{found.request} ({found.org}, crew {found.crew}): scanned offline before its"
+        f" {_listed(phases)} place was released, but the place has gone since ({why}):"
+        " recorded as a conflict for the officer, not counted inside",
+    )
+
+
 def lets_in(
     passes: Iterable[Pass], zones: Sequence[str], phases: Sequence[str]
 ) -> list[tuple[str, str, list[Pass]]]:

@@ -213,3 +213,29 @@ def why(release: Release, rules: MatchDay, clock: str) -> str:
         f"no-show: none of its crew had checked in by {clock}, the release time of its"
         f" {release.phase} place ({rule})"
     )
+
+
+def released_by(
+    request: Request, scenario: Scenario, granted: float | None, released: Collection[str],
+    minute: float,
+) -> tuple[str, ...]:  # fmt: skip
+    """The phases of `released` (released already) that the grant had lost by `minute`:
+    those whose release time (`schedule`) was at or before it. A scan made at `minute` by
+    an offline door and sent after a release is judged against the pass as it was then."""
+    at = {x.phase: x.minute for x in schedule(request, scenario, granted)}
+    return tuple(p for p in request.phases if p in released and at.get(p, minute) <= minute)
+
+
+def contradicted(
+    request: Request, scenario: Scenario, granted: float | None, released: Collection[str],
+    scans: Sequence[Scan],
+) -> tuple[str, ...]:  # fmt: skip
+    """The phases of `released` whose release the scans now known show was wrong: one of
+    the crew went in at a door by that phase's release time (a door that was offline sent
+    the scan after the release was made). Their places are the crew's again, if they
+    still fit."""
+    return tuple(
+        x.phase
+        for x in schedule(request, scenario, granted)
+        if x.phase in released and checked_in(request.id, scans, x.minute)
+    )

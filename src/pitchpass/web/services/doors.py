@@ -24,7 +24,7 @@ from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 from pitchpass.web.persistence.changes import check_text, lock_match
-from pitchpass.web.services import access, times
+from pitchpass.web.services import access, late_scans, times
 from pitchpass.web.services.snapshot import once, plan_of
 
 ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: typed from a phone screen
@@ -375,6 +375,9 @@ def _check_in(
     the_pass = core_pass(_with_match(row, match)) if row is not None else None
     request = the_pass.request if the_pass else ""
     minute = _minute(scanned, match.kickoff)
+    offline = body.get("scanned") is not None
+    if offline and row is not None and the_pass is not None and row.request.released:
+        the_pass = late_scans.pass_then(match, row.request, the_pass, minute)  # as it was then
     live = newest is None or newest[0] <= scanned  # else sent later by an offline door
     if live:  # who is inside now, kept with the newest scans: no history read
         people = newest[1] if newest is not None else 0
@@ -395,8 +398,10 @@ def _check_in(
         capacity=capacity(found_zone, phase),
         phase=found_phase,
         minute=minute,
-        offline="scanned" in body and body["scanned"] is not None,
+        offline=offline,
     )
+    if verdict.admitted and direction == core.IN and offline and row is not None and the_pass:
+        verdict = _undo_releases(match, row.request, the_pass, zone, minute, scanned, verdict)
     crew_after, zone_after = core.step(crew, people, direction, verdict.admitted)
     scan = m.Scan.objects.create(
         match=match, pass_of=row, request=request, zone=zone, phase=phase,
@@ -407,6 +412,25 @@ def _check_in(
     if not live:  # its own counts are those of its moment, and it moves those after
         _count_again(match, zone)
     return _answer(scan)
+
+
+def _undo_releases(
+    match: m.Match,
+    row: m.Request,
+    found: core.Pass,
+    zone: str,
+    minute: float,
+    scanned: datetime,
+    verdict: core.Verdict,
+) -> core.Verdict:
+    """An offline scan that let one of a crew in by a release time of its grant, sent
+    after that release was made: the release is undone if the place still fits, else the
+    scan is a conflict for the officer (services/late_scans.py)."""
+    phases = late_scans.check_undo(match, row, core.Scan(row.key, zone, core.IN, minute))
+    if not phases:
+        return verdict
+    undone = late_scans.do_undo(match, row, phases, scanned)
+    return core.place_gone(found, phases, undone.gone) if undone.gone else verdict
 
 
 def _count_again(match: m.Match, zone: str) -> None:
@@ -478,6 +502,14 @@ def scans_at(user: User, match_key: str, zone: str, limit: int = 20) -> list[m.S
     match = access.check_match(user, match_key)
     check_door(user, match)
     return list(m.Scan.objects.filter(match=match, zone=zone).order_by("-scanned", "-id")[:limit])
+
+
+def conflicts(match: m.Match) -> list[tuple[str, datetime, str]]:
+    """The scans the doors recorded as a conflict for the officer (offline scans that could
+    not be counted: a crew inside in full already, a place released and gone since), in
+    the order made: (zone, when scanned, what the door said)."""
+    rows = m.Scan.objects.filter(match=match, reason=core.CONFLICT).order_by("scanned", "id")
+    return list(rows.values_list("zone", "scanned", "text"))
 
 
 def any_admitted(match: m.Match) -> bool:

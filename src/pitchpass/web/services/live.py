@@ -6,6 +6,7 @@ reads, filters by who asks and puts times in words. Nothing is written."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -60,6 +61,8 @@ class Live:
     offers: list[OpenOffer]
     log_minute: str | None  # None: this user does not log incidents
     zones: list[tuple[str, str]]  # (id, name): where an incident may be logged
+    conflicts: list[str] = dataclasses.field(default_factory=list)
+    # ^ offline scans the doors could not count (for those who see every crew by name)
 
 
 def live_for(user: User, match_key: str, now: datetime) -> Live | None:
@@ -96,6 +99,12 @@ def live_of(user: User, match: m.Match, now: datetime) -> Live | None:
         offers=_offers(match, now, own, names) if on else [],
         log_minute=clock.typed if on and _logs_incidents(user) else None,
         zones=[(z.key, z.name) for z in zones],
+        conflicts=[
+            f"{times.text(match, when)}, {zone} door: {text}"
+            for zone, when, text in doors.conflicts(match)
+        ]
+        if on and everything
+        else [],
     )
 
 

@@ -190,6 +190,18 @@ def release_warning(match: m.Match, row: m.Request, phase: str, clock: str, when
     batch.close()
 
 
+def given_back(match: m.Match, row: m.Request, said: str) -> None:
+    """Tell an organisation that places released as a no-show are its own again (a door
+    that was offline let one of its crew in before the release): a grant, published."""
+    batch = Batch(match)
+    text = _line(row, "granted again") + f": {said}"
+    data = {**_about(row), "status": "granted", "reasons": [said]}
+    batch.add(core.GRANTED, row.by_id, row.key, text, data)
+    row.told = {"status": "granted", "reasons": []}
+    m.Request.objects.filter(pk=row.pk).update(told=row.told)
+    batch.close()
+
+
 def released(match: m.Match, row: m.Request, phase: str, reason: str) -> None:
     """Tell an organisation that one phase's place of its grant was released (it keeps
     the others)."""

@@ -1,0 +1,100 @@
+"""A scan a door made offline and sent after a no-show release of its crew's place (issue
+26, section 3): judged against the pass as it was at its moment, it admits the crew, and
+the release it shows was wrong is undone where the place still fits; where the place has
+gone since, the scan is a conflict for the officer, and nothing is taken from the crew
+holding it now. On the seed match: r23 (Play Sports, 2 in the tunnel after the match) is
+released at minute 107, and its places are offered to r24 (the documentary)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.template.loader import render_to_string
+from test_doors import SEED
+
+from pitchpass.web.persistence import models as m
+from pitchpass.web.services import doors, live, waitlist
+
+pytestmark = pytest.mark.django_db
+
+
+def _at(minute: float) -> Any:
+    return m.Match.objects.get(key=SEED).kickoff + timedelta(minutes=minute)
+
+
+def _user(name: str) -> User:
+    return User.objects.get(username=name)
+
+
+def _released_r23() -> None:
+    """Every published crew but r23's went in before the doors opened; the worker at
+    minute 108 released r23 (none of its crew in by 107) and offered r24 its place."""
+    match = m.Match.objects.get(key=SEED)
+    match.requests.filter(locked=True).update(granted_at=_at(-24 * 60))
+    for row in match.requests.filter(locked=True).exclude(key="r23").select_related("zone"):
+        m.Scan.objects.create(
+            match=match, request=row.key, zone=row.zone.key, phase=row.phases[0], direction="in",
+            result="admitted", text="in", scanned=_at(-130), received=_at(-130),
+        )  # fmt: skip
+    doors.offline_list(_user("steward"), SEED, "tunnel")  # the door's list, before it went off
+    done = waitlist.tend(SEED, _at(108))
+    assert done.released == ["r23"] and done.promoted == ["r24"]
+
+
+def _offline_scan(minute: float, sent: float) -> dict[str, Any]:
+    code = m.Pass.objects.get(request__match__key=SEED, request__key="r23").code
+    body = {"code": code, "zone": "tunnel", "phase": "post-match", "direction": "in",
+            "scanned": _at(minute).isoformat(), "key": f"offline-{minute}"}  # fmt: skip
+    return doors.do_check_in(_user("steward"), SEED, body, _at(sent))
+
+
+def _r23() -> m.Request:
+    return m.Request.objects.get(match__key=SEED, key="r23")
+
+
+def test_a_scan_made_before_the_release_and_sent_after_gives_the_place_back(desk) -> None:
+    _released_r23()
+    waitlist.answer(_user("docs"), SEED, "r24", False, _at(108.5))  # the place is free
+    answer = _offline_scan(106, sent=109)
+    assert answer["result"] == "admitted", answer
+    r23 = _r23()
+    assert (r23.locked, r23.revoked, r23.released, r23.no_show) == (True, "", [], None)
+    told = m.Notice.objects.filter(match__key=SEED, request="r23", kind="granted").last()
+    assert told is not None and "given back" in told.text
+    shown = desk["officer"].get(f"/api/matches/{SEED}/decisions").json()["decisions"]
+    assert next(d for d in shown if d["request"] == "r23")["state"] == "granted"
+    # Not a no-show at all: its organisation's count for the no-show bar is as before.
+    assert not m.Request.objects.filter(by__key="play-sports", no_show__isnull=False).exists()
+
+
+def test_where_the_place_has_gone_since_the_scan_is_a_conflict_for_the_officer(desk) -> None:
+    _released_r23()
+    waitlist.answer(_user("docs"), SEED, "r24", True, _at(108.5))  # r24 holds it now
+    answer = _offline_scan(106, sent=109)
+    assert (answer["result"], answer["reason"]) == ("refused", "conflict"), answer
+    assert "place has gone since" in answer["text"] and "tunnel" in answer["text"]
+    r23 = _r23()
+    assert not r23.locked and r23.revoked.startswith("no-show")  # the release stands
+    assert m.Request.objects.get(match__key=SEED, key="r24").locked  # nothing taken back
+    inside = doors.door(_user("steward"), SEED, "tunnel", "post-match")
+    assert "r23" not in inside.crews  # not counted inside
+    # The officer's match-day header lists it; BT's does not (not its crew to know of).
+    match = m.Match.objects.get(key=SEED)
+    seen = live.live_of(_user("officer"), match, _at(109))
+    assert seen is not None and len(seen.conflicts) == 1
+    assert "tunnel door" in seen.conflicts[0] and "place has gone since" in seen.conflicts[0]
+    shown = render_to_string("pitchpass/_live.html", {"live": seen, "live_match": SEED})
+    assert "Door conflicts for the officer" in shown and "place has gone since" in shown
+    other = live.live_of(_user("bt"), match, _at(109))
+    assert other is not None and other.on and other.conflicts == []
+
+
+def test_a_scan_made_after_the_release_is_refused_as_before(desk) -> None:
+    _released_r23()
+    waitlist.answer(_user("docs"), SEED, "r24", False, _at(108.5))
+    answer = _offline_scan(107.5, sent=109)
+    assert (answer["result"], answer["reason"]) == ("refused", "revoked"), answer
+    assert not _r23().locked
