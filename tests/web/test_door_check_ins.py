@@ -96,3 +96,31 @@ def test_a_bad_body_is_refused_in_the_error_shape(desk) -> None:
     not_json = steward.post(URL, "{", "application/json")
     assert not_json.status_code == 400 and not_json.json()["code"] == "invalid"
     assert m.Scan.objects.count() == 0
+
+
+def test_a_scan_sends_the_same_few_statements_at_an_empty_door_and_a_busy_one(desk) -> None:
+    # As the API has the steward (its profile read with its token): the match with the
+    # steward's assignment to its venue, the zone locked, the phases, the pass with its
+    # crew inside and the door's newest scan, the insert. Not one more after many scans.
+    from django.contrib.auth.models import User
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from pitchpass.web.services import doors
+
+    code = _passes(desk["docs"])["r25"]["typed"]
+    steward = User.objects.select_related("profile__organisation").get(username="steward")
+    own = ("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE", "ROLLBACK")
+
+    def statements(direction: str) -> int:
+        body = _body(code, direction=direction)
+        with CaptureQueriesContext(connection) as seen:
+            answer = doors.do_check_in(steward, SEED, body, timezone.now())
+        assert answer["result"] == "admitted", answer
+        return sum(not q["sql"].startswith(own) for q in seen.captured_queries)
+
+    empty = statements("in")
+    for _ in range(20):
+        statements("out")
+        statements("in")
+    assert empty == statements("out") == 5

@@ -9,7 +9,7 @@ import threading
 import time
 
 from django.contrib.auth.models import User
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from pitchpass.core.policy import occupant_club
 from pitchpass.web.errors import ErrorCode, ServiceError
@@ -56,9 +56,14 @@ def check_match(user: User, match_key: str) -> m.Match:
     return _found(found, match_key)
 
 
-def check_match_of(who: m.Profile, match_key: str) -> m.Match:
-    """`check_match` for a profile read already (one statement, as `visible_matches`)."""
+def check_match_of(who: m.Profile, match_key: str, door: bool = False) -> m.Match:
+    """`check_match` for a profile read already (one statement, as `visible_matches`);
+    `door`: with whether a steward is assigned to the match's venue (`assigned`, what
+    doors.check_door asks), in the same statement."""
     matches = m.Match.objects.select_related("venue", "home", "away", "host", "competition")
+    if door and who.role == "steward":
+        venues = m.Profile.venues.through.objects.filter(profile_id=who.pk)
+        matches = matches.annotate(assigned=Exists(venues.filter(venue_id=OuterRef("venue_id"))))
     found = _one(matches, match_key)
     return _found(found if found is not None and sees(who, found) else None, match_key)
 

@@ -192,7 +192,10 @@ def check_door(user: User | m.Profile, match: m.Match) -> None:
         raise ServiceError(
             ErrorCode.FORBIDDEN, "only the home club's officers work its doors, with its stewards"
         )
-    if who.role == "steward" and not who.venues.filter(pk=match.venue_id).exists():
+    assigned = getattr(match, "assigned", None)  # read with the match (check_match_of)
+    if assigned is None and who.role == "steward":
+        assigned = who.venues.filter(pk=match.venue_id).exists()
+    if who.role == "steward" and not assigned:
         raise ServiceError(
             ErrorCode.FORBIDDEN,
             "this venue's doors are worked by the stewards a league admin assigned to it",
@@ -346,7 +349,7 @@ def _check_in(
     """do_check_in's work, in its transaction. A key used before fails the insert (the
     constraint one_scan_a_key): no statement reads it first, the common scan pays none."""
     who = access.profile(user)
-    match = access.check_match_of(who, match_key)
+    match = access.check_match_of(who, match_key, door=True)
     check_door(who, match)
     found_zone = _zone(match, zone, lock=True)  # its doors wait here, no other zone's
     found_phase = _phase(match, phase)

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.models import User
 
+from pitchpass.core import release
 from pitchpass.core.doors import open_between
 from pitchpass.core.minutes import Clock, clock_at
 from pitchpass.web.errors import ServiceError
@@ -86,7 +87,11 @@ def live_of(user: User, match: m.Match, now: datetime) -> Live | None:
     own = None if everything else {r.key for r in access.seen_list(user, match)}
     names = {r.key: r.by.name for r in requests_of(match)} if on else {}
     zones = list(match.venue.zones.order_by("position")) if on else []
-    due = _releases(match, now, own, names) if on else []
+    due = _releases(match, now, own) if on else []
+    shown = [
+        Due(x.request, names.get(x.request, ""), x.phase, times.clock(match, at(match, x.minute)))
+        for x in due[:RELEASES_SHOWN]
+    ]  # in words: only those shown
     return Live(
         now=times.text(match, now),
         clock=clock,
@@ -94,7 +99,7 @@ def live_of(user: User, match: m.Match, now: datetime) -> Live | None:
         opens=opens,
         inside=_inside(match, zones, clock.phase, names if everything else None) if on else [],
         names=everything,
-        releases=due[:RELEASES_SHOWN],
+        releases=shown,
         more_releases=max(0, len(due) - RELEASES_SHOWN),
         offers=_offers(match, now, own, names) if on else [],
         log_minute=clock.typed if on and _logs_incidents(user) else None,
@@ -146,16 +151,10 @@ def _inside(
     return out
 
 
-def _releases(
-    match: m.Match, now: datetime, own: set[str] | None, names: dict[str, str]
-) -> list[Due]:
+def _releases(match: m.Match, now: datetime, own: set[str] | None) -> list[release.Release]:
     if own is not None and not any(r.locked for r in requests_of(match) if r.key in own):
         return []  # none of its own published: nothing of its own to release
-    return [
-        Due(x.request, names.get(x.request, ""), x.phase, times.clock(match, at(match, x.minute)))
-        for x in waitlist.releases_ahead(match, now)
-        if own is None or x.request in own
-    ]
+    return [x for x in waitlist.releases_ahead(match, now) if own is None or x.request in own]
 
 
 def _offers(
