@@ -19,6 +19,11 @@ own. For each, `--rounds` rounds, each the bare rate then the scan rate over
 `--scans` each, interleaved; the figure is the median of the rounds' ratios (scan rate /
 bare rate of the same round), with the lowest and highest. The machine's load average is
 noted at the start and end of each database's run.
+
+A third row, `replay`, sends the SQL statements one scan made (captured once, as the
+database got them) again in one transaction, interleaved with the bare rate likewise: what
+the scan's database work costs without the ORM building each statement, the floor a scan
+written in plain SQL could reach (measured, not product code: the project keeps the ORM).
 """
 
 from __future__ import annotations
@@ -266,6 +271,8 @@ def main() -> None:
         f"the bare rate then the scan rate over {args.scans} scans each, interleaved; `bare`",
         "locks the match and inserts one scan row. The share is the median of the rounds'",
         "ratios (median), with the lowest and highest; rates are medians, for the scale.",
+        "The steward is read with its profile, as the API reads it with its token. The",
+        "replay row sends one scan's own SQL again without the ORM (not product code).",
         "",
         "| database | door | scans/s | bare scans/s | share of bare | lowest-highest | load |",
         "|---|---|---|---|---|---|---|",

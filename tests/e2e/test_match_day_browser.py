@@ -83,7 +83,7 @@ def test_crews_not_checked_in_lose_their_places_and_the_next_is_offered_one(
     assert "r02" in released and "r23" in released  # the post-match tunnel, nobody in
     page = sign_in(browser, site, "officer")
     page.goto(f"{site.url}{BOARD}")
-    expect(page.locator("#offers")).to_contain_text("r24: offered a place, open until")
+    expect(page.locator("#offers")).to_contain_text("r24: offered a place for post-match, open until")
     screenshot(page, "match-day-released-1280.png")
 
 
@@ -99,7 +99,7 @@ def test_the_documentary_is_told_accepts_on_its_phone_and_gets_its_pass(
     screenshot(page, "match-day-told-390.png")
     page.goto(f"{site.url}{BOARD}")
     offers = page.locator("#offers")
-    expect(offers).to_contain_text("r24: offered a place, open until")
+    expect(offers).to_contain_text("r24: offered a place for post-match, open until")
     screenshot(page, "match-day-offer-390.png")
     offers.screenshot(path=str(ROOT / "test-artefacts" / "match-day-offer-part-390.png"))
     offers.get_by_role("button", name="Accept the place").click()
