@@ -83,7 +83,9 @@ def test_crews_not_checked_in_lose_their_places_and_the_next_is_offered_one(
     assert "r02" in released and "r23" in released  # the post-match tunnel, nobody in
     page = sign_in(browser, site, "officer")
     page.goto(f"{site.url}{BOARD}")
-    expect(page.locator("#offers")).to_contain_text("r24: offered a place for post-match, open until")
+    expect(page.locator("#offers")).to_contain_text(
+        "r24: offered a place for post-match, open until"
+    )
     screenshot(page, "match-day-released-1280.png")
 
 

@@ -46,9 +46,9 @@ def league() -> dict[str, Client]:
     return clients
 
 
-def test_a_load_keeps_the_rules_and_says_the_desk_does_not_apply_them() -> None:
+def test_a_load_keeps_the_rules_for_the_desk_and_a_load_without_drops_them() -> None:
     loaded = store.load(document())
-    assert "policy.season" in [w.path for w in loaded.warnings]
+    assert "policy.season" not in [w.path for w in loaded.warnings]  # the desk applies them
     rules = m.Competition.objects.get(key="mini-league").season
     assert rules["rotations"] == [{"zone": "tunnel", "phase": "post-match", "tier": "partner"}]
     plain = document()

@@ -27,11 +27,9 @@ def decided(doc: dict) -> dict[str, dict]:
 def test_every_match_exported_decides_exactly_as_the_file(path: Path) -> None:
     doc = document(path)
     loaded = store.load(doc)
-    if "season" in (doc.get("policy") or {}):
-        # The desk does not keep season rules (it says so): each match is decided on its
-        # own, as the file is without them.
-        assert "policy.season" in [w.path for w in loaded.warnings]
-        del doc["policy"]["season"]
+    # Season rules bind on the desk: a match's export carries them and the competition's
+    # other matches, and decides as the whole file decides jointly (nothing published).
+    assert "policy.season" not in [w.path for w in loaded.warnings]
     expected = decided(doc)
     for match_key in expected:
         assert decided(store.export(match_key))[match_key] == expected[match_key]

@@ -78,6 +78,11 @@ class Setting:
 
 
 def decide_match(scenario: Scenario, match_id: str) -> MatchResult:
+    """Decide one match: on its own, or, where the document has season rules, jointly with
+    its other matches (their published grants locked, their open requests decided with
+    it: `decide`), the others' decisions left out. The desk decides a match so."""
+    if scenario.policy.season is not None:
+        return decide(scenario, [match_id])[0]
     setting = set_up(scenario, match_id)
     return finish(scenario, setting, choose(scenario, setting))
 

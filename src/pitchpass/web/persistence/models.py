@@ -62,7 +62,8 @@ class Competition(models.Model):
     release_warning = models.PositiveIntegerField(default=30)
     release_exempt = models.JSONField(null=True, blank=True, default=None)
     # The season rules as the loaded file wrote them (`policy.season`, validated by the core;
-    # None: none). Only the season report reads them: the desk decides each match on its own.
+    # None: none). The desk decides each match under them (store.export gives the engine the
+    # season: the other matches' published grants and open requests).
     season = models.JSONField(null=True, blank=True, default=None)
 
     def __str__(self) -> str:

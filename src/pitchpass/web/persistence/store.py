@@ -86,14 +86,6 @@ def load(document: dict[str, Any], replace: bool = False) -> Loaded:
         for n, r in enumerate(document.get("requests") or [])
         if isinstance(r, dict) and r.get("no_shows")
     ]
-    if scenario.policy.season is not None:
-        derived.append(
-            Problem(
-                "policy.season",
-                "kept for the season report only: the desk decides each match on its own "
-                "(`pitchpass decide` and `pitchpass season` apply season rules to a file)",
-            )
-        )
     return Loaded(
         len(scenario.matches),
         len(scenario.requests),
@@ -426,13 +418,17 @@ def export(
     entries: bool = True,
     now: datetime | None = None,
     read: tuple[m.Match, list[m.Request]] | None = None,
+    season: bool = True,
 ) -> dict[str, Any]:
     """One match as a scenario document, with everything it needs and nothing else.
     Without `entries`: its frame, no requests and no incidents (what a new one is checked
     against: the core checks each on its own against the competition, policy, phases,
     venue, organisations and match). Its requests as the match day's record has them at
     `now` (default: the clock's now). `read`: the match's row and its request_rows, read
-    already by the caller (a page reads them once, not once more for the export)."""
+    already by the caller (a page reads them once, not once more for the export).
+    `season`: under season rules, the competition's other matches too (`_with_season`:
+    what the engine decides the match with); without, the rules are dropped (the match
+    alone, as a club's officer may read it)."""
     if read is not None:
         match, every = read
     else:
@@ -459,7 +455,7 @@ def export(
     by_rule = {t.rule.removeprefix("org:") for t in tiers if t.rule.startswith("org:")}
     if by_rule:
         named |= set(m.Organisation.objects.filter(key__in=by_rule))
-    return {
+    document = {
         "pitchpass": 1,
         "competition": competition_json(competition, partners),
         "policy": policy_of(competition, tiers),
@@ -475,6 +471,63 @@ def export(
         ),
         "incidents": [_incident(match.key, i) for i in incidents],
     }
+    if entries and season and competition.season is not None:
+        _with_season(document, match, now)
+    return document
+
+
+def _with_season(document: dict[str, Any], match: m.Match, now: datetime | None) -> None:
+    """The season the match is decided in (docs/scenario-extensions.md, "Season rules on
+    the desk"): the competition's rules, and every other match of it, in the competition's
+    order, with its requests as the match day's record has them: the places held
+    (published grants, open offers) locked, what the season has used; the open requests
+    of a match not published yet, decided with this match's, jointly (a published match's
+    refusals are decided: they hold nothing); closed ones left out. An id is unique within
+    its match only: another match's request whose id is taken already is written
+    `match:id`. Every organisation and venue, as a rule may name any."""
+    competition = match.competition
+    document["policy"]["season"] = competition.season
+    every = list(
+        competition.matches.select_related("venue", "home", "away", "host").order_by(
+            "position", "pk"
+        )
+    )
+    others = [o for o in every if o.pk != match.pk]
+    rows = list(
+        m.Request.objects.filter(match__in=others, revoked="")
+        .select_related("by", "zone", "offer", "match")
+        .prefetch_related("consent")
+        .order_by("position")
+    )
+    published = set(
+        m.DecisionRun.objects.filter(match__in=others, published__isnull=False).values_list(
+            "match_id", flat=True
+        )
+    )
+    bar = no_show_bar(competition)
+    taken = {r["id"] for r in document["requests"]}
+    by_match: dict[int, list[dict[str, Any]]] = {match.pk: document["requests"]}
+    for r in rows:
+        lock = record.engine_locked(record_of(r.match, [r], now)[r.key].state)
+        if lock is None or (not lock and r.match_id in published):
+            continue
+        one = _held(request_json(r.match.key, r), lock, r)
+        if (r.match.key, r.key) in bar:
+            one["no_shows"] = bar[r.match.key, r.key]
+        if one["id"] in taken:
+            one["id"] = f"{r.match.key}:{r.key}"
+        taken.add(one["id"])
+        by_match.setdefault(r.match_id, []).append(one)
+    seen = {v["id"] for v in document["venues"]}
+    venues = m.Venue.objects.filter(pk__in={o.venue_id for o in others}).exclude(key__in=seen)
+    venues = venues.prefetch_related("zones", "cameras__zone", "cameras__operator")
+    document["venues"] += [venue_json(v) for v in venues]
+    document["organisations"] = [
+        {"id": o.key, "name": o.name, "kind": o.kind}
+        for o in m.Organisation.objects.order_by("position", "key")
+    ]
+    document["matches"] = [match_json(o) for o in every]
+    document["requests"] = [r for o in every for r in by_match.get(o.pk, [])]
 
 
 def _held(request: dict[str, Any], held: bool | None, row: m.Request) -> dict[str, Any]:

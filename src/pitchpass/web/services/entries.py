@@ -694,5 +694,11 @@ def _check_instant(at: Any) -> None:
 
 
 def export_for(user: User, match_key: str) -> dict[str, Any]:
+    """The match as a scenario, for those who manage it. Under season rules the engine's
+    view also holds the competition's other matches (other clubs' matches, every
+    organisation's requests): a league admin gets it whole; a club's officer gets its own
+    match only, without the rules and the other matches (what the season has used
+    elsewhere is not the club's to read): it decides as the match alone would."""
     match = check_manages(user, match_key)
-    return store.export(match.key)
+    whole = access.profile(user).role == "admin"
+    return store.export(match.key, season=whole)

@@ -1,0 +1,94 @@
+"""The season's rules bind on the desk (issue 27, section 1): a match is decided with
+what the season has published already (the other matches' published grants, locked) and
+the open requests of its other matches, by the same core engine as the command line.
+Two copies of the seed match a week apart, with a season quota for Sky Sports equal to
+what Sky gets at one match (3 requests): once the first is published, the desk's
+decision of the second keeps Sky within its quota, each of its requests there refused
+for `quota`; the CLI deciding the exported match agrees."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from django.contrib.auth.models import User
+from django.test import Client
+
+from pitchpass.core import decide_document
+from pitchpass.web.persistence import store
+from pitchpass.web.services import decisions
+from pitchpass.web.services.accounts import do_add_user, do_create_token
+
+pytestmark = pytest.mark.django_db
+
+SEED = Path(__file__).parents[2] / "scenarios" / "manchester-derby-2017.yaml"
+FIRST, SECOND = "mun-mci-2017-12-10", "mun-mci-2017-12-17"
+SKY = {"r01", "r27", "r30"}  # at the first match; "s01", "s27", "s30" at the second
+SKY_AGAIN = {"s01", "s27", "s30"}
+
+
+def _two_matches(quota: int = 3) -> dict[str, Any]:
+    doc = yaml.safe_load(SEED.read_text())
+    first = next(m for m in doc["matches"] if m["id"] == FIRST)
+    doc["matches"] = [first, {**first, "id": SECOND, "kickoff": "2017-12-17T16:30:00+00:00"}]
+    own = [r for r in doc["requests"] if r["match"] == FIRST]
+    again = [{**copy.deepcopy(r), "match": SECOND, "id": "s" + r["id"][1:]} for r in own]
+    doc["requests"] = own + again  # ids are unique in a scenario file
+    doc.setdefault("policy", {})["season"] = {
+        "quotas": [{"for": "sky-sports", "per": "season", "counts": "requests", "at_most": quota}]
+    }
+    return doc
+
+
+def _granted(output: dict[str, Any]) -> set[str]:
+    return {d["request"] for d in output["decisions"] if d["status"] == "granted"}
+
+
+def test_a_season_quota_binds_the_second_match_once_the_first_is_published() -> None:
+    store.load(_two_matches())
+    do_add_user("officer", "officer", "man-united", "pw-for-tests-only-7")
+    officer = User.objects.get(username="officer")
+    first = decisions.do_decide(officer, FIRST)
+    sky_first = _granted(first) & SKY
+    decisions.do_publish(officer, FIRST)
+    second = decisions.do_decide(officer, SECOND)
+    sky_second = _granted(second) & SKY_AGAIN
+    assert sky_first and len(sky_first) + len(sky_second) == 3  # the quota, to the full
+    refused = [d for d in second["decisions"] if d["request"] in SKY_AGAIN - sky_second]
+    assert len(refused) == len(sky_first)
+    for d in refused:
+        assert d["status"] == "refused"
+        assert "quota" in [r["code"] for r in d["reasons"]], d
+    # The command line, given the desk's export of the second match, decides alike.
+    exported = store.export(SECOND)
+    mine = next(m for m in decide_document(exported)["matches"] if m["match"] == SECOND)
+    assert _granted(mine) == _granted(second)
+
+
+def test_without_season_rules_each_match_is_decided_on_its_own() -> None:
+    doc = _two_matches()
+    del doc["policy"]["season"]
+    store.load(doc)
+    do_add_user("officer", "officer", "man-united", "pw-for-tests-only-7")
+    officer = User.objects.get(username="officer")
+    decisions.do_decide(officer, FIRST)
+    decisions.do_publish(officer, FIRST)
+    assert _granted(decisions.do_decide(officer, SECOND)) & SKY_AGAIN == SKY_AGAIN
+    assert [m["id"] for m in store.export(SECOND)["matches"]] == [SECOND]
+
+
+def test_a_clubs_officer_exports_its_match_alone_and_an_admin_the_season() -> None:
+    store.load(_two_matches())
+    do_add_user("officer", "officer", "man-united", "pw-for-tests-only-7")
+    do_add_user("admin", "admin", None, "pw-for-tests-only-7")
+    officer = Client(HTTP_AUTHORIZATION=f"Bearer {do_create_token('officer')}")
+    admin = Client(HTTP_AUTHORIZATION=f"Bearer {do_create_token('admin')}")
+    own = yaml.safe_load(officer.get(f"/api/matches/{SECOND}/export").content)
+    assert [m["id"] for m in own["matches"]] == [SECOND]
+    assert {r["match"] for r in own["requests"]} == {SECOND} and "season" not in own["policy"]
+    whole = yaml.safe_load(admin.get(f"/api/matches/{SECOND}/export").content)
+    assert [m["id"] for m in whole["matches"]] == [FIRST, SECOND]
+    assert whole["policy"]["season"]["quotas"][0]["at_most"] == 3
