@@ -243,3 +243,28 @@ def oracle_season(doc: Doc) -> dict[str, dict[str, Any]]:
         entry["codes"] = sorted(entry["codes"])
         entry["quota"] = sorted(entry["quota"])
     return out
+
+
+def oracle_quotas_over(doc: Doc, held: list[str]) -> list[tuple[int, int, list[str]]]:
+    """Each quota period that the requests of `held` use past its `at_most`: (used,
+    at_most, the ids counted, in document order), sorted; written from the contract's
+    "Quotas" alone."""
+    quotas = (doc["policy"].get("season") or {}).get("quotas") or []
+    matches = {m["id"]: m for m in doc["matches"]}
+    counted: dict[Key, list[dict[str, Any]]] = {}
+    for r in doc.get("requests") or []:
+        if r["id"] not in held:
+            continue
+        for n, q in enumerate(quotas):
+            if "zones" in q and r["zone"] not in q["zones"]:
+                continue
+            who = _whom(q["for"], r["by"], doc)
+            if who is not None:
+                counted.setdefault((n, who, _period(q["per"], matches[r["match"]])), []).append(r)
+    out = []
+    for (n, _, _), rows in counted.items():
+        q = quotas[n]
+        used = sum(r["crew"] if q["counts"] == "places" else 1 for r in rows)
+        if used > q["at_most"]:
+            out.append((used, q["at_most"], [r["id"] for r in rows]))
+    return sorted(out)

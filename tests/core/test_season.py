@@ -21,10 +21,10 @@ from profiles import examples
 
 try:
     from .oracle import locked_within_capacity
-    from .oracle_season import oracle_season
+    from .oracle_season import oracle_quotas_over, oracle_season
 except ImportError:  # tests/core is not a package: pytest puts it on sys.path
     from oracle import locked_within_capacity  # type: ignore[no-redef]
-    from oracle_season import oracle_season  # type: ignore[no-redef]
+    from oracle_season import oracle_quotas_over, oracle_season  # type: ignore[no-redef]
 
 SEASON_CODES = {"quota", "minimum", "rotation", "season"}
 EXAMPLE = Path(__file__).parents[2] / "scenarios" / "season-rules.yaml"
@@ -191,6 +191,19 @@ def test_the_season_never_breaks_a_quota_or_a_capacity(doc: dict[str, Any]) -> N
         total = sum(r.crew if quota["counts"] == "places" else 1 for r in counted)
         locked = sum(r.crew if quota["counts"] == "places" else 1 for r in counted if r.locked)
         assert total <= max(quota["at_most"], locked)
+
+
+@settings(max_examples=examples(100))
+@given(seasons(), st.randoms(use_true_random=False))
+def test_what_a_publish_checks_of_the_quotas_matches_the_oracle(doc: dict[str, Any], rnd) -> None:
+    # Any set of requests held (published, and about to be), not only a decided one.
+    from pitchpass.core.season_rules import quotas_over
+
+    held = [r["id"] for r in doc["requests"] if rnd.random() < 0.6]
+    over = quotas_over(load_document(copy.deepcopy(doc)), held)
+    assert sorted((o.used, o.at_most, list(o.requests)) for o in over) == oracle_quotas_over(
+        doc, held
+    )
 
 
 # --------------------------------------------------------------------------- by hand

@@ -18,6 +18,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from pitchpass.core import decide_document
+from pitchpass.web.errors import ServiceError
+from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 from pitchpass.web.services import decisions
 from pitchpass.web.services.accounts import do_add_user, do_create_token
@@ -92,3 +94,26 @@ def test_a_clubs_officer_exports_its_match_alone_and_an_admin_the_season() -> No
     whole = yaml.safe_load(admin.get(f"/api/matches/{SECOND}/export").content)
     assert [m["id"] for m in whole["matches"]] == [FIRST, SECOND]
     assert whole["policy"]["season"]["quotas"][0]["at_most"] == 3
+
+
+def test_a_publish_checks_the_season_again_and_refuses_past_a_quota() -> None:
+    # The second match decided (Sky granted some there, the rest of its 3 at the first);
+    # then, as if another officer published the first match with all three of Sky's
+    # requests granted meanwhile: publishing the second would take Sky past 3 of 3, and is
+    # refused with the quota, where the season stands and who counts.
+    store.load(_two_matches())
+    do_add_user("officer", "officer", "man-united", "pw-for-tests-only-7")
+    officer = User.objects.get(username="officer")
+    sky_second = _granted(decisions.do_decide(officer, SECOND)) & SKY_AGAIN
+    assert sky_second
+    m.Request.objects.filter(match__key=FIRST, key__in=sorted(SKY)).update(locked=True)
+    with pytest.raises(ServiceError) as refused:
+        decisions.do_publish(officer, SECOND)
+    said = refused.value.message
+    assert refused.value.code == "quota"
+    assert f"season quota of sky-sports: {3 + len(sky_second)} of 3 requests" in said
+    assert "r01" in said and all(key in said for key in sky_second)
+    assert not m.Request.objects.filter(match__key=SECOND, locked=True).exists()  # nothing
+    again = decisions.do_decide(officer, SECOND)  # decided again: the season as it stands
+    assert _granted(again) & SKY_AGAIN == set()
+    decisions.do_publish(officer, SECOND)

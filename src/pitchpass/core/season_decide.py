@@ -21,7 +21,7 @@ from pitchpass.core.allocate import Item, first_come, most_granted
 from pitchpass.core.codes import Mode, ReasonCode
 from pitchpass.core.decide import MatchResult, Setting, choose, finish, set_up
 from pitchpass.core.linked import linked_groups
-from pitchpass.core.model import Quota, Request, Scenario, SeasonRules
+from pitchpass.core.model import Request, Scenario, SeasonRules
 from pitchpass.core.places import Cell
 from pitchpass.core.reasons import Reason
 from pitchpass.core.season_rules import (
@@ -32,6 +32,7 @@ from pitchpass.core.season_rules import (
     in_rotation,
     pair_keys,
     quota_keys,
+    quota_name,
 )
 
 LOWEST = -(1 << 63)
@@ -159,7 +160,7 @@ def _rules_of(rules: SeasonRules, group: list[Entry], links: _Links) -> list[str
         for k in e.quotas:
             if k in links.binding:
                 quota = rules.quotas[k[0]]
-                found[_quota_name(quota, k)] = None
+                found[quota_name(quota, k)] = None
         for p in e.pairs:
             if p in links.open_pairs:
                 found[f'minimum "{rules.minimums[p[0]].name}" of {p[1]} for {describe(p[2])}'] = (
@@ -352,7 +353,7 @@ def season_reasons(scenario: Scenario, season: Season) -> dict[str, tuple[Reason
             if season.used.get(k, 0) + need > quota.at_most:
                 reasons.append(_quota_reason(rules, k, season.used.get(k, 0), need))
                 if r.id in season.plain:
-                    quotas_at.setdefault(e.setting.match.id, {})[_quota_name(quota, k)] = None
+                    quotas_at.setdefault(e.setting.match.id, {})[quota_name(quota, k)] = None
         if r.id not in season.plain or reasons:  # a quota that refuses it is the cause
             continue
         match_id = e.setting.match.id
@@ -443,16 +444,9 @@ def _rotation_reason(rules: SeasonRules, n: int, turns: dict[str, int], granted:
     return Reason(ReasonCode.ROTATION, ("granted in turn: " if granted else "") + text)
 
 
-def _quota_name(quota: Quota, key: QuotaKey) -> str:
-    who = describe(key[1]) + (f" in {', '.join(sorted(quota.zones))}" if quota.zones else "")
-    return {"season": f"season quota of {who}", "match": f"match quota of {who}"}.get(
-        quota.per, f"quota of {who} for {key[2]}"
-    )
-
-
 def _quota_reason(rules: SeasonRules, key: QuotaKey, used: int, needed: int) -> Reason:
     quota = rules.quotas[key[0]]
-    name = _quota_name(quota, key)
+    name = quota_name(quota, key)
     unit = quota.counts if quota.at_most != 1 else quota.counts[:-1]
     if used >= quota.at_most:
         text = f"{name} reached: {used} of {quota.at_most} {unit}"

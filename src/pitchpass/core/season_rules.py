@@ -6,9 +6,19 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection
+from dataclasses import dataclass
 
 from pitchpass.core.linked import linked_groups
-from pitchpass.core.model import Match, Minimum, Organisation, Quota, Request, Rotation, Scenario
+from pitchpass.core.model import (
+    Match,
+    Minimum,
+    Organisation,
+    Quota,
+    Request,
+    Rotation,
+    Scenario,
+    SeasonRules,
+)
 
 TOGETHER = "partners together"
 QuotaKey = tuple[int, str, str]  # (the quota's index, its subject, the period)
@@ -53,6 +63,53 @@ def quota_keys(
         if who is not None:
             keys.append((number, who, period(quota, match)))
     return keys
+
+
+def quota_name(quota: Quota, key: QuotaKey) -> str:
+    """A quota in words, for the subject and period of `key`."""
+    who = describe(key[1]) + (f" in {', '.join(sorted(quota.zones))}" if quota.zones else "")
+    return {"season": f"season quota of {who}", "match": f"match quota of {who}"}.get(
+        quota.per, f"quota of {who} for {key[2]}"
+    )
+
+
+@dataclass(frozen=True)
+class Over:
+    """A quota that the requests held would take past its limit."""
+
+    key: QuotaKey
+    used: int
+    at_most: int
+    requests: tuple[str, ...]  # the held requests that count towards it, in document order
+
+    def text(self, rules: SeasonRules) -> str:
+        quota = rules.quotas[self.key[0]]
+        return f"{quota_name(quota, self.key)}: {self.used} of {self.at_most} {quota.counts}"
+
+
+def quotas_over(scenario: Scenario, held: Collection[str]) -> list[Over]:
+    """The quotas that the requests of `held` (granted: published, and about to be) use
+    past their `at_most`, with what they use and who counts. What a publish checks again
+    under the competition's lock: the season may have used a quota since the run."""
+    rules = scenario.policy.season
+    if rules is None:
+        return []
+    partners = scenario.competition.partners
+    wanted = set(held)
+    used: dict[QuotaKey, int] = {}
+    who: dict[QuotaKey, list[str]] = {}
+    for r in scenario.requests:
+        if r.id not in wanted:
+            continue
+        match, org = scenario.match(r.match), scenario.organisation(r.by)
+        for key in quota_keys(rules.quotas, r, org, match, partners):
+            used[key] = used.get(key, 0) + amount(rules.quotas[key[0]], r)
+            who.setdefault(key, []).append(r.id)
+    return [
+        Over(key, n, rules.quotas[key[0]].at_most, tuple(who[key]))
+        for key, n in used.items()
+        if n > rules.quotas[key[0]].at_most
+    ]
 
 
 def in_cells(minimum: Minimum, request: Request) -> bool:

@@ -28,6 +28,7 @@ class ErrorCode(StrEnum):
     CANNOT_OVERRIDE = (
         "cannot-override"  # 409: closed, or no consent: no grant by hand sets it aside
     )
+    QUOTA = "quota"  # 409: a publish would go past a season quota (the season moved on)
     INTERNAL = "internal"  # 500: a fault of the server (logged)
     SOLVER_FAILED = "solver-failed"  # 503: the solver did not prove its answer in time
     UNAVAILABLE = "unavailable"  # 503: the database cannot be reached just now
@@ -50,6 +51,7 @@ STATUS = {
     ErrorCode.STALE_RUN: 409,
     ErrorCode.NO_ROOM: 409,
     ErrorCode.CANNOT_OVERRIDE: 409,
+    ErrorCode.QUOTA: 409,
     ErrorCode.INTERNAL: 500,
     ErrorCode.SOLVER_FAILED: 503,
     ErrorCode.UNAVAILABLE: 503,

@@ -21,6 +21,7 @@ from pitchpass.core import (
     ScenarioInvalid,
     apply_changes,
     decide_match,
+    load_document,
     parse_capacity,
     what_if_json,
 )
@@ -48,6 +49,7 @@ from pitchpass.core.release import at_publish as release_at_publish
 from pitchpass.core.release import exempt_tiers
 from pitchpass.core.report import match_json
 from pitchpass.core.room import Room, room_for
+from pitchpass.core.season_rules import quotas_over
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
@@ -273,6 +275,7 @@ def do_publish(user: User, match_key: str) -> list[str]:
         # Only the grants still open: published ones are, an offer is when accepted.
         newly = to_publish(granted.values_list("key", flat=True), waitlist.record_of(match))
         _check_fits(match, newly)
+        _check_season(match, newly)
         already = sorted(published_keys(match))
         m.Request.objects.filter(match=match, key__in=newly).update(
             locked=True, granted_at=timezone.now()
@@ -306,6 +309,29 @@ def _check_fits(match: m.Match, newly: list[str]) -> None:
             ErrorCode.NO_ROOM,
             f"places taken on match day since the last decide: {said}; decide again to give"
             " the places left to the requests still open",
+        )
+
+
+def _check_season(match: m.Match, newly: list[str]) -> None:
+    """Under season rules, the grants about to be published keep every quota they count
+    for within its limit beside what the season holds now: checked holding the lock of
+    the competition's row (two officers publishing two of its matches take turns, so both
+    cannot take a quota's last place), with the season read after it. Else a 409 naming
+    the quota, where the season stands and who counts (core.season_rules.quotas_over)."""
+    competition = match.competition
+    if competition.season is None or not newly:
+        return
+    m.Competition.objects.select_for_update().filter(pk=competition.pk).first()
+    scenario = load_document(store.export(match.key))  # after the lock: the season now
+    held = {r.id for r in scenario.requests if r.locked} | set(newly)
+    rules = scenario.policy.season
+    over = [o for o in quotas_over(scenario, held) if set(newly) & set(o.requests)]
+    if over and rules is not None:
+        said = "; ".join(f"{o.text(rules)} ({', '.join(o.requests)})" for o in over)
+        raise ServiceError(
+            ErrorCode.QUOTA,
+            f"publishing would go past the season's rules: {said}. Another match of the"
+            " season was published since this decide: decide again",
         )
 
 
