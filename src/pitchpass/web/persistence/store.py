@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F, ProtectedError, QuerySet
+from django.db.models import F, ProtectedError, Q, QuerySet
 
 from pitchpass.core import (
     Problem,
@@ -73,7 +73,7 @@ def load(document: dict[str, Any], replace: bool = False) -> Loaded:
             # In the order of primary keys, as the admin takes them (admin_checks.lock).
             matches = m.Match.objects.select_for_update().filter(key__in=keys).order_by("pk")
             existing = list(matches)
-            before = {row.key: export(row.key) for row in existing}
+            before = {row.key: export(row.key, season=False) for row in existing}  # itself
             _write(document, scenario)
             changed = _record(scenario, before, replace)
     except ProtectedError as error:
@@ -233,7 +233,7 @@ def _record(scenario: Scenario, before: dict[str, dict[str, Any]], replace: bool
     refused: dict[str, list[str]] = {}
     changed: list[str] = []
     for match in scenario.matches:
-        after = export(match.id)
+        after = export(match.id, season=False)  # the match itself: what the load changed
         row = m.Match.objects.get(key=match.id)
         lost = _web_changes(row) if match.id in before else []
         if before.get(match.id) == after:
@@ -478,13 +478,13 @@ def export(
 
 def _with_season(document: dict[str, Any], match: m.Match, now: datetime | None) -> None:
     """The season the match is decided in (docs/scenario-extensions.md, "Season rules on
-    the desk"): the competition's rules, and every other match of it, in the competition's
-    order, with its requests as the match day's record has them: the places held
-    (published grants, open offers) locked, what the season has used; the open requests
-    of a match not published yet, decided with this match's, jointly (a published match's
-    refusals are decided: they hold nothing); closed ones left out. An id is unique within
-    its match only: another match's request whose id is taken already is written
-    `match:id`. Every organisation and venue, as a rule may name any."""
+    the desk"): the competition's rules, and what its other matches hold (published
+    grants, accepted and open offers), `locked`: what the season has used of a quota, the
+    rotations' turns taken, the minimums met. The other matches' open requests are not
+    decided with this match's (each is decided when its own match is), so a decide reads
+    the history only, not the whole season. Matches in the competition's order; an id
+    taken already in the document is written `match:id`. Every organisation and venue,
+    as a rule may name any."""
     competition = match.competition
     document["policy"]["season"] = competition.season
     every = list(
@@ -492,34 +492,25 @@ def _with_season(document: dict[str, Any], match: m.Match, now: datetime | None)
             "position", "pk"
         )
     )
-    others = [o for o in every if o.pk != match.pk]
+    holding = Q(locked=True) | Q(offer__state=m.Offer.OPEN)
     rows = list(
-        m.Request.objects.filter(match__in=others, revoked="")
+        m.Request.objects.filter(holding, match__competition=competition, revoked="")
+        .exclude(match=match)
         .select_related("by", "zone", "offer", "match")
-        .prefetch_related("consent")
         .order_by("position")
-    )
-    published = set(
-        m.DecisionRun.objects.filter(match__in=others, published__isnull=False).values_list(
-            "match_id", flat=True
-        )
-    )
-    bar = no_show_bar(competition)
+    )  # a place held is held whatever consent it had: none is read (nor written)
     taken = {r["id"] for r in document["requests"]}
     by_match: dict[int, list[dict[str, Any]]] = {match.pk: document["requests"]}
     for r in rows:
-        lock = record.engine_locked(record_of(r.match, [r], now)[r.key].state)
-        if lock is None or (not lock and r.match_id in published):
-            continue
-        one = _held(request_json(r.match.key, r), lock, r)
-        if (r.match.key, r.key) in bar:
-            one["no_shows"] = bar[r.match.key, r.key]
+        if not record.engine_locked(record_of(r.match, [r], now)[r.key].state):
+            continue  # an offer past its time holds nothing
+        one = _held(request_json(r.match.key, r, consent=[]), True, r)
         if one["id"] in taken:
             one["id"] = f"{r.match.key}:{r.key}"
         taken.add(one["id"])
         by_match.setdefault(r.match_id, []).append(one)
     seen = {v["id"] for v in document["venues"]}
-    venues = m.Venue.objects.filter(pk__in={o.venue_id for o in others}).exclude(key__in=seen)
+    venues = m.Venue.objects.filter(pk__in={o.venue_id for o in every}).exclude(key__in=seen)
     venues = venues.prefetch_related("zones", "cameras__zone", "cameras__operator")
     document["venues"] += [venue_json(v) for v in venues]
     document["organisations"] = [

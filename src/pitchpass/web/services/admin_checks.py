@@ -92,7 +92,7 @@ def problems_of(pks: set[int]) -> Found:
     let a crew into a closed zone)."""
     found: Found = {}
     for match in m.Match.objects.filter(pk__in=pks).order_by("key"):
-        document = store.export(match.key)
+        document = store.export(match.key, season=False)  # the match's own rows
         try:
             problems = _closed_over_published(load_document(document), match.key)
         except ScenarioInvalid as invalid:
