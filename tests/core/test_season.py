@@ -387,3 +387,24 @@ def test_a_misspelt_season_rule_key_is_an_error_not_a_warning() -> None:
     said = {p.path: p.message for p in refused.value.problems}
     assert 'did you mean "rotations"' in said["policy.season.rotation"]
     assert 'did you mean "zones"' in said["policy.season.quotas[0].zone"]
+
+
+def test_where_the_season_stands_for_a_match_counts_the_places_held() -> None:
+    """scenarios/season-rules.yaml with m1 published (t1s, d1s, p1) and m2 (t2b, p2): at
+    m3 the documentary has used its quota of 2, North FC has given Sky its enhancement
+    and owes BT one with m3 its last home match, and the partners have a tunnel turn each."""
+    from pitchpass.core.season_rules import MinimumOwed, QuotaUse, Turns, standing
+
+    doc = yaml.safe_load(EXAMPLE.read_text())
+    held = {"t1s", "d1s", "p1", "t2b", "p2"}
+    for r in doc["requests"]:
+        r["locked"] = r["id"] in held
+    found = standing(load_document(doc), "m3")
+    assert found.quotas == (QuotaUse("season quota of documentary", 2, 2, "requests"),)
+    assert found.minimums == (
+        MinimumOwed("enhancements", "north-fc", "sky-sports", 1, 1, 1),
+        MinimumOwed("enhancements", "north-fc", "bt-sport", 0, 1, 1),
+    )
+    assert found.rotations == (
+        Turns("tunnel", "post-match", "partner", (("bt-sport", 1), ("sky-sports", 1))),
+    )

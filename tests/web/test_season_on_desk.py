@@ -21,7 +21,7 @@ from pitchpass.core import decide_document
 from pitchpass.web.errors import ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
-from pitchpass.web.services import decisions
+from pitchpass.web.services import decisions, views
 from pitchpass.web.services.accounts import do_add_user, do_create_token
 
 pytestmark = pytest.mark.django_db
@@ -117,3 +117,26 @@ def test_a_publish_checks_the_season_again_and_refuses_past_a_quota() -> None:
     again = decisions.do_decide(officer, SECOND)  # decided again: the season as it stands
     assert _granted(again) & SKY_AGAIN == set()
     decisions.do_publish(officer, SECOND)
+
+
+def test_the_officers_board_says_where_the_season_stands_and_media_do_not_see_it() -> None:
+    store.load(_two_matches())
+    do_add_user("officer", "officer", "man-united", "pw-for-tests-only-7")
+    do_add_user("bt", "media", "bt-sport", "pw-for-tests-only-7")
+    officer = User.objects.get(username="officer")
+    decisions.do_decide(officer, FIRST)
+    decisions.do_publish(officer, FIRST)
+    match = m.Match.objects.get(key=SECOND)
+    season = views.season_standing(match)
+    assert season is not None
+    assert [(q.name, q.used, q.at_most) for q in season.quotas] == [
+        ("season quota of sky-sports", 3, 3)
+    ]
+    pages = {}
+    for name in ("officer", "bt"):
+        client = Client()
+        client.force_login(User.objects.get(username=name))
+        pages[name] = client.get(f"/matches/{SECOND}/").content.decode()
+    assert "Where the season stands" in pages["officer"]
+    assert "season quota of sky-sports: 3 of 3 requests used" in pages["officer"]
+    assert "Where the season stands" not in pages["bt"]

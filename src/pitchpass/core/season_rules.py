@@ -19,6 +19,7 @@ from pitchpass.core.model import (
     Scenario,
     SeasonRules,
 )
+from pitchpass.core.policy import tier_of
 
 TOGETHER = "partners together"
 QuotaKey = tuple[int, str, str]  # (the quota's index, its subject, the period)
@@ -184,3 +185,88 @@ def part_of(scenario: Scenario, match_ids: Collection[str]) -> Scenario:
         requests=tuple(r for r in scenario.requests if r.match in wanted),
         incidents=tuple(i for i in scenario.incidents if i.match in wanted),
     )
+
+
+@dataclass(frozen=True)
+class QuotaUse:
+    name: str  # the quota in words, for one subject and period
+    used: int
+    at_most: int
+    counts: str  # requests | places
+
+
+@dataclass(frozen=True)
+class MinimumOwed:
+    name: str  # the minimum's name
+    club: str
+    to: str  # whom it is owed (an organisation, or the partners together)
+    met: int
+    at_least: int
+    home_left: int  # the club's home matches from this one on (this one included)
+
+
+@dataclass(frozen=True)
+class Turns:
+    zone: str
+    phase: str
+    tier: str
+    turns: tuple[tuple[str, int], ...]  # (organisation, turns taken), most first
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where the season stands for one match: what the places held (`locked`) count."""
+
+    quotas: tuple[QuotaUse, ...]
+    minimums: tuple[MinimumOwed, ...]
+    rotations: tuple[Turns, ...]
+
+
+def standing(scenario: Scenario, match_id: str) -> Standing:
+    """Where the season stands for the match, counted as the engine counts (quota_keys,
+    pair_keys, in_rotation) over the requests held (`locked`: published grants and offers,
+    at every match of the document): each quota that a request of this match counts
+    towards, with its use; each minimum owed by the match's home club to whom this
+    match's requests could meet it, with the club's home matches left; each rotation's
+    turns. Empty without season rules."""
+    rules = scenario.policy.season
+    if rules is None:
+        return Standing((), (), ())
+    partners = scenario.competition.partners
+    match = scenario.match(match_id)
+    held = [r for r in scenario.requests if r.locked]
+    used: dict[QuotaKey, int] = {}
+    met: dict[PairKey, int] = {}
+    turns: list[dict[str, int]] = [{} for _ in rules.rotations]
+    for r in held:
+        at, org = scenario.match(r.match), scenario.organisation(r.by)
+        for key in quota_keys(rules.quotas, r, org, at, partners):
+            used[key] = used.get(key, 0) + amount(rules.quotas[key[0]], r)
+        for key in pair_keys(rules.minimums, r, org, at, partners):
+            met[key] = met.get(key, 0) + 1
+        tier = tier_of(r, org, at, scenario.policy, partners)[1]
+        for n, rotation in enumerate(rules.rotations):
+            if in_rotation(rotation, r, tier):
+                turns[n][r.by] = turns[n].get(r.by, 0) + 1
+    quotas: dict[QuotaKey, QuotaUse] = {}
+    pairs: dict[PairKey, MinimumOwed] = {}
+    home_left = sum(
+        1 for m in scenario.matches if m.home == match.home and m.kickoff >= match.kickoff
+    )
+    for r in scenario.requests_of(match_id):
+        org = scenario.organisation(r.by)
+        for key in quota_keys(rules.quotas, r, org, match, partners):
+            quota = rules.quotas[key[0]]
+            quotas[key] = QuotaUse(
+                quota_name(quota, key), used.get(key, 0), quota.at_most, quota.counts
+            )
+        for key in pair_keys(rules.minimums, r, org, match, partners):
+            minimum = rules.minimums[key[0]]
+            pairs[key] = MinimumOwed(minimum.name, key[1], describe(key[2]), met.get(key, 0),
+                                     minimum.at_least, home_left)  # fmt: skip
+    spread = tuple(
+        Turns(rot.zone, rot.phase, rot.tier,
+              tuple(sorted(turns[n].items(), key=lambda item: (-item[1], item[0]))))
+        for n, rot in enumerate(rules.rotations)
+    )  # fmt: skip
+    return Standing(tuple(quotas.values()), tuple(pairs.values()), spread)

@@ -17,12 +17,13 @@ from django.contrib.auth.models import User
 from pitchpass.core.codes import ReasonCode, Status
 from pitchpass.core.doors import open_between
 from pitchpass.core.policy import occupant_club
+from pitchpass.core.season_rules import Standing, standing
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 from pitchpass.web.services import access, board, decisions, doors, entries, times, waitlist
 from pitchpass.web.services.live import Live, live_of
-from pitchpass.web.services.snapshot import document_of, plan_of, requests_of
+from pitchpass.web.services.snapshot import document_of, plan_of, requests_of, scenario_of
 
 
 @dataclass(frozen=True)
@@ -230,6 +231,7 @@ class Board:
     # Publishing now puts these crews inside their release time (decisions.release_soon).
     release_soon: list[dict[str, str]] = field(default_factory=list)
     live: Live | None = None  # the match-day header (services/live.py)
+    season: Standing | None = None  # where the season stands (core.season_rules.standing)
 
 
 def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime) -> Board:
@@ -297,7 +299,16 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         if manages and publishable
         else [],
         live=_quietly(lambda: live_of(user, match, now), None),
+        season=_quietly(lambda: season_standing(match), None) if manages else None,
     )
+
+
+def season_standing(match: m.Match) -> Standing | None:
+    """Where the competition's season stands for the match, for those who manage it (it
+    counts other organisations' places elsewhere): None without season rules."""
+    if match.competition.season is None:
+        return None
+    return standing(scenario_of(match), match.key)
 
 
 def _match_day(user: User, match: m.Match, now: datetime) -> dict[str, Any]:
