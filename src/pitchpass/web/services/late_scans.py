@@ -86,7 +86,11 @@ def do_undo(match: m.Match, row: m.Request, phases: tuple[str, ...], at: datetim
     release, an offer or a publish waits), if they fit beside every place held now (the
     core's `publish_fits`); else nothing changes and `gone` says which zone and phase
     would be over, and who is there."""
-    lock_match(match)
+    match = lock_match(match)  # its version as it is now: the season read after the lock
+    row = m.Request.objects.select_related("by", "zone", "offer").get(pk=row.pk)  # as now
+    phases = tuple(p for p in phases if p in row.released)
+    if not phases:
+        return Undone()
     keep = [p for p in row.released if p not in phases]
     scenario = scenario_of(match)
     back = _request(match, row, keep)
