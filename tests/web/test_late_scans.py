@@ -75,7 +75,10 @@ def test_where_the_place_has_gone_since_the_scan_is_a_conflict_for_the_officer(d
     waitlist.answer(_user("docs"), SEED, "r24", True, _at(108.5))  # r24 holds it now
     answer = _offline_scan(106, sent=109)
     assert (answer["result"], answer["reason"]) == ("refused", "conflict"), answer
-    assert "place has gone since" in answer["text"] and "tunnel" in answer["text"]
+    assert "place has gone since" in answer["text"]
+    assert "tunnel, post-match: 46 of 46 places held by" in answer["text"]
+    assert "r24" in answer["text"] and "locked" not in answer["text"]
+    assert "r23)" not in answer["text"] and "r23," not in answer["text"]  # not its own
     r23 = _r23()
     assert not r23.locked and r23.revoked.startswith("no-show")  # the release stands
     assert m.Request.objects.get(match__key=SEED, key="r24").locked  # nothing taken back

@@ -133,6 +133,11 @@ def test_an_offer_holds_only_the_phases_still_to_come(desk) -> None:
     used = {(u["zone"], u["phase"]): u["used"] for u in usage}
     assert used[("away-dressing-room", "pre-match")] == 0
     assert used[("away-dressing-room", "post-match")] == 2
+    # The board's row (and its CSV) shows the phases held, not those asked for.
+    from pitchpass.web.services import views
+
+    board = views.board_of(_user("docs"), SEED, {}, _at(111))
+    assert next(r for r in board.rows if r.key == "r24").phases == ["post-match"]
 
 
 def test_a_declined_or_lapsed_offer_passes_the_place_on(desk) -> None:

@@ -45,6 +45,7 @@ class OpenOffer:
     request: str
     org: str
     until: str
+    phases: tuple[str, ...] = ()  # the phases offered (those still to come when offered)
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,12 @@ def _offers(
     match: m.Match, now: datetime, own: set[str] | None, names: dict[str, str]
 ) -> list[OpenOffer]:
     return [
-        OpenOffer(o.request.key, names.get(o.request.key, ""), times.clock(match, o.until))
+        OpenOffer(
+            o.request.key,
+            names.get(o.request.key, ""),
+            times.clock(match, o.until),
+            tuple(o.phases or o.request.phases),
+        )
         for o in waitlist.open_offers(match, now)
         if own is None or o.request.key in own
     ]

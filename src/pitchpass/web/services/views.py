@@ -311,6 +311,15 @@ def season_standing(match: m.Match) -> Standing | None:
     return standing(scenario_of(match), match.key)
 
 
+def _phases_held(request: m.Request) -> list[str]:
+    """The phases a request is shown for: those of a place offered from the waitlist (open
+    or accepted: the phases still to come then), else those it asked for."""
+    offer = getattr(request, "offer", None)  # read with the row
+    if offer is not None and offer.state in (m.Offer.OPEN, m.Offer.ACCEPTED) and offer.phases:
+        return list(offer.phases)
+    return list(request.phases)
+
+
 def _match_day(user: User, match: m.Match, now: datetime) -> dict[str, Any]:
     """The waitlist and offers as the API gives them, each organisation also by name."""
     found = waitlist.waitlist_of(user, match, now)
@@ -385,7 +394,7 @@ def _rows(
                 key=request.key,
                 org=request.by.name,
                 zone=request.zone.key,
-                phases=list(request.phases),
+                phases=_phases_held(request),
                 crew=request.crew,
                 cameras=request.cameras,
                 locked=request.locked,
