@@ -146,7 +146,7 @@ def visible_requests(user: User, match: m.Match) -> QuerySet[m.Request]:
 def seen_requests(user: User, match: m.Match) -> QuerySet[m.Request]:
     """The requests of `visible_requests`, none for a steward."""
     who = profile(user)
-    requests = match.requests.select_related("by", "zone").prefetch_related("consent")
+    requests = match.requests.select_related("by", "zone", "offer").prefetch_related("consent")
     if manages(user, match):
         return requests
     if who.role == "steward" or who.organisation is None:
