@@ -117,3 +117,27 @@ def test_the_places_held_are_counted_as_the_oracle_counts_them(doc: Any, data: A
     for u in got:
         assert u.used == expected.get((u.zone, u.phase), 0)
         assert u.capacity == capacity_at(zones[u.zone], u.phase)
+
+
+def test_taken_says_where_a_crew_finds_no_room_and_who_holds_it() -> None:
+    """The seed's tunnel after the match holds 23 crews of 2 in its 46 places: the
+    documentary's r24 (the away dressing room, reached through the tunnel) finds no room
+    there, and every tunnel crew is named; before the match it finds room."""
+    from pathlib import Path
+
+    import yaml
+
+    from pitchpass.core import load_document
+    from pitchpass.core.record import taken
+
+    seed = Path(__file__).parents[2] / "scenarios" / "manchester-derby-2017.yaml"
+    scenario = load_document(yaml.safe_load(seed.read_text()))
+    match = "mun-mci-2017-12-10"
+    tunnel = {r.id for r in scenario.requests_of(match) if r.zone == "tunnel"}
+    r24 = next(r for r in scenario.requests if r.id == "r24")
+    found = taken(scenario, match, r24, tunnel)
+    assert [(t.zone, t.phase, t.used, t.capacity) for t in found] == [
+        ("tunnel", "post-match", 46, 46)
+    ]
+    after = {r.id for r in scenario.requests_of(match) if "post-match" in r.phases}
+    assert set(found[0].holders) == tunnel & after

@@ -201,9 +201,14 @@ def test_what_a_publish_checks_of_the_quotas_matches_the_oracle(doc: dict[str, A
 
     held = [r["id"] for r in doc["requests"] if rnd.random() < 0.6]
     over = quotas_over(load_document(copy.deepcopy(doc)), held)
-    assert sorted((o.used, o.at_most, list(o.requests)) for o in over) == oracle_quotas_over(
-        doc, held
-    )
+    expected = oracle_quotas_over(doc, held)
+    assert sorted((o.used, o.at_most, list(o.requests)) for o in over) == expected
+    # A publish answers for its own grants: only the quotas one of them counts towards.
+    newly = held[::2]
+    mine = quotas_over(load_document(copy.deepcopy(doc)), held, newly)
+    assert sorted((o.used, o.at_most, list(o.requests)) for o in mine) == [
+        x for x in expected if set(x[2]) & set(newly)
+    ]
 
 
 # --------------------------------------------------------------------------- by hand

@@ -21,7 +21,7 @@ from typing import Any
 from pitchpass.core.codes import ReasonCode, Status
 from pitchpass.core.decide import Usage
 from pitchpass.core.locked import check_locked_fit
-from pitchpass.core.model import Scenario
+from pitchpass.core.model import Request, Scenario
 from pitchpass.core.places import capacities, footprint
 from pitchpass.core.problems import Problem
 
@@ -150,3 +150,32 @@ def usage(scenario: Scenario, match_id: str, holding: Collection[str]) -> tuple[
             for cell in footprint(r, venue):
                 used[cell] = used.get(cell, 0) + r.crew
     return tuple(Usage(z, p, used.get((z, p), 0), n) for (z, p), n in room.items())
+
+
+@dataclass(frozen=True)
+class Taken:
+    """A zone and phase with no room for a request: its places and who holds them."""
+
+    zone: str
+    phase: str
+    used: int
+    capacity: int
+    holders: tuple[str, ...]
+
+
+def taken(
+    scenario: Scenario, match_id: str, wanted: Request, holding: Collection[str]
+) -> list[Taken]:
+    """Each zone and phase of `wanted`'s places (its footprint) where the requests of
+    `holding` leave no room for its crew, with who holds them: why a place cannot be
+    given back, in numbers and names."""
+    venue = scenario.venue(scenario.match(match_id).venue)
+    used = {(u.zone, u.phase): u for u in usage(scenario, match_id, holding)}
+    held = [r for r in scenario.requests_of(match_id) if r.id in set(holding)]
+    out = []
+    for cell in footprint(wanted, venue):
+        cell_use = used[cell]
+        if cell_use.used + wanted.crew > cell_use.capacity:
+            there = tuple(r.id for r in held if cell in footprint(r, venue))
+            out.append(Taken(cell[0], cell[1], cell_use.used, cell_use.capacity, there))
+    return out

@@ -88,10 +88,14 @@ class Over:
         return f"{quota_name(quota, self.key)}: {self.used} of {self.at_most} {quota.counts}"
 
 
-def quotas_over(scenario: Scenario, held: Collection[str]) -> list[Over]:
+def quotas_over(
+    scenario: Scenario, held: Collection[str], newly: Collection[str] | None = None
+) -> list[Over]:
     """The quotas that the requests of `held` (granted: published, and about to be) use
-    past their `at_most`, with what they use and who counts. What a publish checks again
-    under the competition's lock: the season may have used a quota since the run."""
+    past their `at_most`, with what they use and who counts; with `newly`, only those
+    that one of `newly` counts towards (a publish answers for its own grants, not for an
+    overrun it did not make). What a publish checks again under the competition's lock:
+    the season may have used a quota since the run."""
     rules = scenario.policy.season
     if rules is None:
         return []
@@ -106,10 +110,11 @@ def quotas_over(scenario: Scenario, held: Collection[str]) -> list[Over]:
         for key in quota_keys(rules.quotas, r, org, match, partners):
             used[key] = used.get(key, 0) + amount(rules.quotas[key[0]], r)
             who.setdefault(key, []).append(r.id)
+    mine = None if newly is None else set(newly)
     return [
         Over(key, n, rules.quotas[key[0]].at_most, tuple(who[key]))
         for key, n in used.items()
-        if n > rules.quotas[key[0]].at_most
+        if n > rules.quotas[key[0]].at_most and (mine is None or mine & set(who[key]))
     ]
 
 

@@ -325,7 +325,7 @@ def _check_season(match: m.Match, newly: list[str]) -> None:
     scenario = load_document(store.export(match.key))  # after the lock: the season now
     held = {r.id for r in scenario.requests if r.locked} | set(newly)
     rules = scenario.policy.season
-    over = [o for o in quotas_over(scenario, held) if set(newly) & set(o.requests)]
+    over = quotas_over(scenario, held, newly)
     if over and rules is not None:
         said = "; ".join(f"{o.text(rules)} ({', '.join(o.requests)})" for o in over)
         raise ServiceError(

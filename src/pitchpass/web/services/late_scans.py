@@ -14,8 +14,7 @@ from datetime import datetime
 from pitchpass.core import doors as core
 from pitchpass.core import release
 from pitchpass.core.model import Request, Scenario
-from pitchpass.core.places import footprint
-from pitchpass.core.record import State, publish_fits, usage
+from pitchpass.core.record import State, publish_fits, taken
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 from pitchpass.web.persistence.audit import audit
@@ -83,21 +82,12 @@ def check_undo(match: m.Match, row: m.Request, scan: core.Scan) -> tuple[str, ..
 
 
 def _taken(scenario: Scenario, match: m.Match, back: Request, others: tuple[Request, ...]) -> str:
-    """Where the crew's places are held by others now, in words: each zone and phase of
-    its footprint that has no room for it, with its places and who holds them."""
-    holding = [r for r in others if r.locked and r.match == match.key]
-    venue = scenario.venue(scenario.match(match.key).venue)
-    used = {(u.zone, u.phase): u for u in usage(scenario, match.key, {r.id for r in holding})}
-    said = []
-    for cell in footprint(back, venue):
-        cell_use = used[cell]
-        if cell_use.used + back.crew > cell_use.capacity:
-            there = [r.id for r in holding if cell in footprint(r, venue)]
-            said.append(
-                f"{cell[0]}, {cell[1]}: {cell_use.used} of {cell_use.capacity} places held by"
-                f" {', '.join(there)}"
-            )
-    return "; ".join(said)
+    """Where the crew's places are held by others now, in words (core.record.taken)."""
+    holding = {r.id for r in others if r.locked and r.match == match.key}
+    return "; ".join(
+        f"{t.zone}, {t.phase}: {t.used} of {t.capacity} places held by {', '.join(t.holders)}"
+        for t in taken(scenario, match.key, back, holding)
+    )
 
 
 def do_undo(match: m.Match, row: m.Request, phases: tuple[str, ...], at: datetime) -> Undone:
