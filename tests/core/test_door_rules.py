@@ -193,3 +193,13 @@ def test_the_stewards_list_holds_just_the_passes_a_door_admits(
                 ).admitted
             ]  # fmt: skip
             assert listed.get((zone, phase), []) == admitted
+
+
+def test_a_place_given_back_keeps_the_doors_verdict_and_tells_the_steward() -> None:
+    admitted = doors.Verdict(True, None, "r23 (Play Sports, crew 2): in, 1 of its 2")
+    back = doors.given_back(admitted, ["post-match"], "18:17")
+    assert (back.admitted, back.reason) == (True, None)
+    assert back.text == (
+        "r23 (Play Sports, crew 2): in, 1 of its 2; its post-match place, released as a"
+        " no-show at 18:17, is given back (scanned offline before the release)"
+    )

@@ -20,6 +20,7 @@ from pitchpass.core import load_document
 from pitchpass.core.doors import IN, OUT, Scan
 from pitchpass.core.release import (
     at_publish,
+    contested,
     contradicted,
     due,
     released_by,
@@ -178,3 +179,14 @@ def test_a_grant_keeps_its_phases_not_released_and_is_released_whole_with_none()
     # A place offered from the waitlist holds the phases offered only (those to come).
     assert kept(("pre-match", "post-match"), [], ["post-match"]) == ("post-match",)
     assert released_whole(("pre-match", "post-match"), ["post-match"], ["post-match"])
+
+
+def test_a_contested_release_keeps_its_reason_and_says_it_was_no_no_show() -> None:
+    said = contested("no-show: none of its crew had checked in by 20:10", ["post-match"],
+                     "20:05", "tunnel, post-match: 46 of 46 places held by r24")  # fmt: skip
+    assert said.startswith("no-show: none of its crew had checked in by 20:10; one of its")
+    assert "let in at 20:05 by a door that was offline, before its post-match place" in said
+    assert said.endswith("(tunnel, post-match: 46 of 46 places held by r24): not a no-show,"
+                         " a conflict for the officer")  # fmt: skip
+    alone = contested("", ["pre-match", "post-match"], "20:05", "x")
+    assert alone.startswith("one of its crew") and "pre-match, post-match place" in alone

@@ -134,8 +134,12 @@ def test_offline_the_door_checks_its_list_queues_and_sends_once(
         "JSON.parse(localStorage.getItem('pitchpass.door.queue')).map(i => i.body.key)"
     )
     assert len(keys) == 2
+    page.evaluate("window.dispatchEvent(new Event('online'))")  # a flicker: still offline
+    kept = page.locator("#kept")
+    expect(kept).to_contain_text("a newer one could not be fetched")
     page.context.set_offline(False)  # the online event: the queue is sent
     expect(queue).to_contain_text("Sent 2 queued scans: 1 admitted, 1 refused by the desk")
+    expect(kept).not_to_contain_text("could not be fetched")  # the list fetched again
     expect(page.get_by_role("table", name="scans")).not_to_contain_text("queued")
     expect(verdict).to_contain_text("REFUSED")  # the desk's answer to the one shown
     expect(verdict).to_contain_text("Sent when the connection returned: not a pass")

@@ -16,7 +16,7 @@ from django.template.loader import render_to_string
 from test_doors import SEED
 
 from pitchpass.web.persistence import models as m
-from pitchpass.web.services import doors, live, waitlist
+from pitchpass.web.services import doors, live, views, waitlist
 
 pytestmark = pytest.mark.django_db
 
@@ -60,6 +60,9 @@ def test_a_scan_made_before_the_release_and_sent_after_gives_the_place_back(desk
     waitlist.answer(_user("docs"), SEED, "r24", False, _at(108.5))  # the place is free
     answer = _offline_scan(106, sent=109)
     assert answer["result"] == "admitted", answer
+    # The steward is told: the crew's place was released, and is its own again.
+    assert "post-match place, released as a no-show at" in answer["text"]
+    assert answer["text"].endswith("is given back (scanned offline before the release)")
     r23 = _r23()
     assert (r23.locked, r23.revoked, r23.released, r23.no_show) == (True, "", [], None)
     told = m.Notice.objects.filter(match__key=SEED, request="r23", kind="granted").last()
@@ -93,6 +96,35 @@ def test_where_the_place_has_gone_since_the_scan_is_a_conflict_for_the_officer(d
     assert "Door conflicts for the officer" in shown and "place has gone since" in shown
     other = live.live_of(_user("bt"), match, _at(109))
     assert other is not None and other.on and other.conflicts == []
+
+
+def test_a_conflicted_crew_reads_so_everywhere_and_its_organisation_is_told(desk) -> None:
+    """The release stands, but the crew was no no-show: its reason says so on every view
+    (not "no-show" alone), the bar does not count it, Play Sports is told once (its crew
+    of 2 scanned twice), and the officer's board lists it after the doors closed."""
+    _released_r23()
+    waitlist.answer(_user("docs"), SEED, "r24", True, _at(108.5))
+    assert _offline_scan(106, sent=109)["reason"] == "conflict"
+    assert _offline_scan(106.2, sent=109.5)["reason"] == "conflict"  # the other of its crew
+    r23 = _r23()
+    assert not r23.locked and r23.no_show is None
+    decided = desk["officer"].get(f"/api/matches/{SEED}/decisions").json()["decisions"]
+    shown = next(d for d in decided if d["request"] == "r23")
+    assert (shown["status"], shown["state"]) == ("revoked", "released")
+    text = shown["reasons"][0]["text"]
+    assert text.startswith("no-show: none of its crew had checked in by")
+    assert "let in at" in text and "not a no-show, a conflict for the officer" in text
+    assert "tunnel, post-match: 46 of 46 places held by" in text and "r24)" in text
+    told = m.Notice.objects.filter(match__key=SEED, request="r23", kind="released")
+    assert [n.organisation.key for n in told] == ["play-sports"]
+    assert "a conflict for the officer" in told[0].text
+    assert not m.Request.objects.filter(by__key="play-sports", no_show__isnull=False).exists()
+    # The doors closed: the header is gone, the officer's board still lists the conflict.
+    match = m.Match.objects.get(key=SEED)
+    assert live.live_of(_user("officer"), match, _at(400)) is None
+    page = views.board_of(_user("officer"), SEED, {}, _at(400))
+    assert len(page.door_conflicts) == 2 and "place has gone since" in page.door_conflicts[0]
+    assert views.board_of(_user("bt"), SEED, {}, _at(400)).door_conflicts == []
 
 
 def test_a_scan_made_after_the_release_is_refused_as_before(desk) -> None:

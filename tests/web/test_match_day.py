@@ -567,3 +567,20 @@ def test_the_board_says_before_a_publish_who_it_puts_inside_its_release_time(des
     assert later.release_soon == []
     media = views.board_of(_user("bt"), SEED, {}, _at(-100))
     assert media.release_soon == []  # the officer's, before publishing
+
+
+def test_a_release_time_is_told_to_the_second_not_rounded_to_a_minute(desk) -> None:
+    """Published at 30 seconds past a minute, r35's pre-match place is released 60 minutes
+    later, at minute -60.5: the warning says so, neither the minute before nor after."""
+    match = m.Match.objects.get(key=SEED)
+    match.requests.filter(locked=True).update(granted_at=_at(-120.5))
+    assert "r35" in waitlist.tend(SEED, _at(-90)).warned
+    notice = m.Notice.objects.get(kind="release-warning", request="r35")
+    due = _at(-60.5).astimezone(match.kickoff.tzinfo)
+    assert due.second == 30
+    assert f"{due:%H:%M:%S} UTC (minute -60.5)" in notice.text, notice.text
+    assert waitlist.tend(SEED, _at(-60.6)).released == []
+    done = waitlist.tend(SEED, _at(-60.4))
+    assert "r35" in done.released
+    said = m.Notice.objects.get(kind="released", request="r35")
+    assert f"checked in by {due:%a %-d %b %Y, %H:%M:%S} UTC (minute -60.5)" in said.text

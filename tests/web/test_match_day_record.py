@@ -199,3 +199,27 @@ def test_the_usage_of_get_decisions_is_the_grid_the_record_holds(desk) -> None:
         answer = desk[who].get(f"/api/matches/{SEED}/decisions").json()
         used = {(u["zone"], u["phase"]): u["used"] for u in answer["usage"]}
         assert used[("tunnel", "post-match")] == 44, who
+
+
+def test_the_officers_coverage_reads_the_record_not_a_decide_now(desk) -> None:
+    """r23's tunnel places freed by a revoke, before the worker offers them on: a decide
+    now would grant r24 (the documentary, refused and published) and film the dressing
+    room. While the run is current, the officer's coverage says what the board says: r24
+    is refused and catches nothing; it is not "if decided now"."""
+    revoked = desk["officer"].post(
+        f"/api/matches/{SEED}/requests/r23/revoke", {"reason": "crew banned"}, "application/json"
+    )
+    assert revoked.status_code == 200, revoked.content
+    assert _decisions(desk["officer"])["r24"]["status"] == "refused"
+    answer = desk["officer"].get(f"/api/matches/{SEED}/coverage").json()
+    assert answer["if_decided_now"] is False
+    room = next(i for i in answer["incidents"] if i["incident"] == "dressing-room-altercation")
+    assert room["covered_by"] == [], room
+    assert {d["request"] for d in decisions_now(desk)} >= {"r24"}  # a decide would grant it
+
+
+def decisions_now(desk: dict[str, Client]) -> list[dict[str, Any]]:
+    """The run a decide now makes: its grants."""
+    answer = desk["officer"].post(f"/api/matches/{SEED}/decide")
+    assert answer.status_code == 200, answer.content
+    return [d for d in answer.json()["decisions"] if d["status"] == "granted"]

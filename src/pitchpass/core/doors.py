@@ -154,6 +154,18 @@ def place_gone(found: Pass, phases: Sequence[str], why: str) -> Verdict:
     )
 
 
+def given_back(verdict: Verdict, phases: Sequence[str], released_at: str) -> Verdict:
+    """An offline scan that let one of a crew in before its place was released (at
+    `released_at`, in words), where the place fitted back: the verdict the door gave, with
+    what the steward should know (the release is undone; the crew holds the place)."""
+    return Verdict(
+        verdict.admitted,
+        verdict.reason,
+        f"{verdict.text}; its {_listed(phases)} place, released as a no-show at"
+        f" {released_at}, is given back (scanned offline before the release)",
+    )
+
+
 def lets_in(
     passes: Iterable[Pass], zones: Sequence[str], phases: Sequence[str]
 ) -> list[tuple[str, str, list[Pass]]]:

@@ -215,6 +215,19 @@ def why(release: Release, rules: MatchDay, clock: str) -> str:
     )
 
 
+def contested(reason: str, phases: Sequence[str], scanned: str, gone: str) -> str:
+    """A release's reason once a door that was offline shows one of the crew went in
+    before it (at `scanned`, in words), where the place had gone since (`gone`: which
+    zone and phase, and who holds it): the release stands, the crew was no no-show."""
+    listed = ", ".join(phases)
+    said = (
+        f"one of its crew was let in at {scanned} by a door that was offline, before its"
+        f" {listed} place was released, but the place had gone by the time the scan was"
+        f" sent ({gone}): not a no-show, a conflict for the officer"
+    )
+    return f"{reason}; {said}" if reason else said
+
+
 def released_by(
     request: Request, scenario: Scenario, granted: float | None, released: Collection[str],
     minute: float,

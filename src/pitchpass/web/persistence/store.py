@@ -557,9 +557,11 @@ def record_of(
         state, until = (offer.state, offer.until) if offer is not None else (None, None)
         # Released whole: every phase released (or, before phases were released one by
         # one, a no-show at all); a grant revoked by hand after losing one phase is revoked.
-        whole = r.no_show is not None and (
-            not r.released or release.released_whole(r.phases, r.released, offered_phases(r))
-        )
+        # A release that a door offline showed wrong stands, but counts as no no-show.
+        if r.released:
+            whole = release.released_whole(r.phases, r.released, offered_phases(r))
+        else:
+            whole = r.no_show is not None
         out[r.key] = record.state_of(r.locked, r.revoked, whole, state, until, now)
     return out
 

@@ -396,10 +396,12 @@ def coverage(user: User, match_key: str) -> dict[str, Any]:
     match = access.check_match(user, match_key)
     run = latest_run(match)
     if access.manages(user, match):
+        fresh = run is None or run.version != match.version
+        incidents = standing(match)["incidents"] if fresh else _as_shown(match, run)
         return {
             "match": match.key,
-            "if_decided_now": run is None or run.version != match.version,
-            "incidents": _with_present(user, match, standing(match)["incidents"]),
+            "if_decided_now": fresh,
+            "incidents": _with_present(user, match, incidents),
         }
     incidents = _hide_others(user, match, _as_known(user, match, run))
     return {
@@ -434,6 +436,25 @@ def _with_present(
         ]
         out.append({**incident, "present": present})
     return out
+
+
+def _as_shown(match: m.Match, run: m.DecisionRun | None) -> list[dict[str, Any]]:
+    """The incidents' coverage as the board shows the match (`as_recorded`): the places
+    the record holds, and each open request as the current run decided it. A place freed
+    since the run (a revoke, a release) goes down the waitlist by an offer, not to
+    whoever a decide now would grant it."""
+    scenario = scenario_of(match)
+    views = as_recorded(match, run, requests_of(match))
+    granted = {k for k, d in views.items() if d["status"] == Status.GRANTED}
+    overrides = [
+        Override(r.id, Status.GRANTED if r.id in granted else Status.REFUSED, "")
+        for r in scenario.requests_of(match.key)
+        if not r.locked
+    ]
+    incidents: list[dict[str, Any]] = match_json(
+        decide_overridden(scenario, match.key, overrides).result
+    )["incidents"]
+    return incidents
 
 
 def _as_known(user: User, match: m.Match, run: m.DecisionRun | None) -> list[dict[str, Any]]:

@@ -433,7 +433,9 @@ def _undo_releases(
     if not phases:
         return verdict
     undone = late_scans.do_undo(match, row, phases, scanned)
-    return core.place_gone(found, phases, undone.gone) if undone.gone else verdict
+    if undone.gone:
+        return core.place_gone(found, phases, undone.gone)
+    return core.given_back(verdict, undone.phases, undone.released_at) if undone.phases else verdict
 
 
 def _count_again(match: m.Match, zone: str) -> None:

@@ -65,6 +65,7 @@ class Undone:
 
     phases: tuple[str, ...] = ()
     gone: str = ""
+    released_at: str = ""  # when the release was made, in words (given back)
 
 
 def check_undo(match: m.Match, row: m.Request, scan: core.Scan) -> tuple[str, ...]:
@@ -107,7 +108,10 @@ def do_undo(match: m.Match, row: m.Request, phases: tuple[str, ...], at: datetim
     problems = publish_fits(dataclasses.replace(scenario, requests=(*others, back)), match.key,
                             [row.key])  # fmt: skip
     if problems:
-        return Undone((), _taken(scenario, match, back, others))
+        gone = _taken(scenario, match, back, others)
+        _contest(match, row, phases, at, gone)
+        return Undone((), gone)
+    released_at = clock(match, row.no_show) if row.no_show else ""
     before = {"released": list(row.released), "locked": row.locked, "revoked": row.revoked}
     row.released, row.locked, row.revoked = keep, True, ""
     if not keep:
@@ -121,4 +125,25 @@ def do_undo(match: m.Match, row: m.Request, phases: tuple[str, ...], at: datetim
     notices.given_back(match, row, said)
     audit(None, "release-undone", match, row.key, before,
           {"released": keep, "locked": True, "reason": said}, username="door")  # fmt: skip
-    return Undone(phases)
+    return Undone(phases, released_at=released_at)
+
+
+def _contest(
+    match: m.Match, row: m.Request, phases: tuple[str, ...], at: datetime, gone: str
+) -> None:
+    """The release stands (its place has gone), but the crew was no no-show: its reason
+    says so (core.release.contested) on every view, the bar does not count it, and its
+    organisation is told. Once a request: another scan of its crew adds nothing."""
+    if row.no_show is None:
+        return
+    before = {"revoked": row.revoked, "no_show": row.no_show.isoformat()}
+    said = release.contested("", phases, clock(match, at), gone)
+    row.revoked = (
+        release.contested(row.revoked, phases, clock(match, at), gone) if row.revoked else ""
+    )
+    row.no_show = None
+    row.save(update_fields=["revoked", "no_show"])
+    recorded(match)
+    notices.release_contested(match, row, said)
+    audit(None, "release-contested", match, row.key, before,
+          {"revoked": row.revoked, "no_show": None, "reason": said}, username="door")  # fmt: skip

@@ -105,13 +105,26 @@ def live_of(user: User, match: m.Match, now: datetime) -> Live | None:
         offers=_offers(match, now, own, names) if on else [],
         log_minute=clock.typed if on and _logs_incidents(user) else None,
         zones=[(z.key, z.name) for z in zones],
-        conflicts=[
-            f"{times.text(match, when)}, {zone} door: {text}"
-            for zone, when, text in doors.conflicts(match)
-        ]
-        if on and everything
-        else [],
+        conflicts=_conflicts(match) if on and everything else [],
     )
+
+
+def conflicts_after(user: User, match: m.Match, live: Live | None) -> list[str]:
+    """The door conflicts once the header no longer lists them (the doors closed, or not
+    yet open), for those the header would show them to: they stay the officer's to act
+    on after the match."""
+    if live is not None and live.on:
+        return []
+    if not (access.manages(user, match) or _works_doors(user, match)):
+        return []
+    return _conflicts(match)
+
+
+def _conflicts(match: m.Match) -> list[str]:
+    return [
+        f"{times.text(match, when)}, {zone} door: {text}"
+        for zone, when, text in doors.conflicts(match)
+    ]
 
 
 def _works_doors(user: User, match: m.Match) -> bool:

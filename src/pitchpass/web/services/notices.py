@@ -202,6 +202,18 @@ def given_back(match: m.Match, row: m.Request, said: str) -> None:
     batch.close()
 
 
+def release_contested(match: m.Match, row: m.Request, said: str) -> None:
+    """Tell an organisation that a door which was offline let one of its crew in before a
+    release of its place, which had gone by the time the scan was sent: the release
+    stands, counted as no no-show (`said`: why, and where the place is held now)."""
+    batch = Batch(match)
+    text = _line(row, _HEADS[core.RELEASED]) + f": {said}"
+    status = "granted" if row.locked else "revoked"
+    data = {**_about(row), "status": status, "reasons": [said]}
+    batch.add(core.RELEASED, row.by_id, row.key, text, data)
+    batch.close()
+
+
 def released(match: m.Match, row: m.Request, phase: str, reason: str) -> None:
     """Tell an organisation that one phase's place of its grant was released (it keeps
     the others)."""

@@ -13,6 +13,7 @@ from pitchpass.web.persistence import models as m
 
 FORMAT = "D j M Y, H:i T"  # Sun 10 Dec 2017, 16:30 UTC
 SHORT = "D j M, H:i:s T"  # a door's scans: Sun 10 Dec, 16:31:07 UTC
+SECONDS = "D j M Y, H:i:s T"  # Sun 10 Dec 2017, 16:30:20 UTC
 DAY = "D j M Y"  # a match's day, beside its name: Sun 10 Dec 2017
 
 
@@ -58,6 +59,11 @@ def span(match: m.Match, start: datetime, end: datetime) -> str:
 
 def clock(match: m.Match, moment: datetime) -> str:
     """A match-day moment with its minute from kick-off: "Sun 10 Dec 2017, 15:45 UTC
-    (minute -45)"."""
-    minute = round((moment - match.kickoff).total_seconds() / 60)
-    return f"{text(match, match.kickoff + timedelta(minutes=minute))} (minute {minute:+d})"
+    (minute -45)"; to the second where it is not on a whole minute (a release due at
+    20:09:30 is not told as 20:10, nor as 20:09): "..., 20:09:30 UTC (minute -65.5)"."""
+    seconds = round((moment - match.kickoff).total_seconds())  # to the nearest second
+    shown = match.kickoff + timedelta(seconds=seconds)
+    if seconds % 60 == 0:
+        return f"{text(match, shown)} (minute {seconds // 60:+d})"
+    minute = f"{seconds / 60:+.1f}".replace(".0", "")
+    return f"{text(match, shown, SECONDS)} (minute {minute})"

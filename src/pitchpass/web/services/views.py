@@ -22,7 +22,7 @@ from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 from pitchpass.web.services import access, board, decisions, doors, entries, times, waitlist
-from pitchpass.web.services.live import Live, live_of
+from pitchpass.web.services.live import Live, conflicts_after, live_of
 from pitchpass.web.services.snapshot import document_of, plan_of, requests_of, scenario_of
 
 
@@ -231,6 +231,7 @@ class Board:
     # Publishing now puts these crews inside their release time (decisions.release_soon).
     release_soon: list[dict[str, str]] = field(default_factory=list)
     live: Live | None = None  # the match-day header (services/live.py)
+    door_conflicts: list[str] = field(default_factory=list)  # while the header is not on
     season: Standing | None = None  # where the season stands (core.season_rules.standing)
 
 
@@ -269,6 +270,7 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
             _explain(match, run, rows)
     plan = plan_of(match)
     closes = entries.closes_at(match)
+    live = _quietly(lambda: live_of(user, match, now), None)
     return Board(
         match=_head(match),
         viewer=who,
@@ -298,7 +300,8 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         release_soon=_quietly(lambda: decisions.release_soon(match, run, now), [])
         if manages and publishable
         else [],
-        live=_quietly(lambda: live_of(user, match, now), None),
+        live=live,
+        door_conflicts=conflicts_after(user, match, live),
         season=_quietly(lambda: season_standing(match), None) if manages else None,
     )
 

@@ -13,6 +13,7 @@
 //   - the queue is sent, in order, when the connection returns (the online event, and
 //     every 15 s while scans wait), on any door page; its key makes a scan sent twice
 //     count once. The server's answer is the one recorded, and shown in the last scans.
+//     The list is fetched again then too (and every 5 minutes).
 //   - with BarcodeDetector (not in every browser), a "Scan with camera" button.
 // What the list cannot tell (people inside, places, the clock, passes taken back since
 // it was fetched) the page says, and an offline verdict says it is one.
@@ -567,4 +568,6 @@
   sayKept(true);
   fetchList();
   window.setInterval(fetchList, REFRESH_LIST_EVERY);
+  // Back online: a newer list at once (the note does not stay "could not be fetched").
+  window.addEventListener("online", fetchList);
 })();
