@@ -50,7 +50,7 @@ def test_decide_json_gives_the_season_reasons() -> None:
     }
     assert decisions["p3"]["reasons"] == [
         {"code": "quota", "used": 2, "at_most": 2, "needed": 1,
-         "text": "season quota of documentary reached: 2 of 2 requests"}
+         "text": "season quota of Documentary Films reached: 2 of 2 requests"}
     ]  # fmt: skip
     assert [r["code"] for r in decisions["d3b"]["reasons"]] == ["minimum"]
     assert decisions["d3b"]["status"] == "granted"

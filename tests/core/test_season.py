@@ -236,7 +236,7 @@ def test_a_quota_reason_says_the_numbers() -> None:
     (quota,) = reasons["p4"]
     assert quota.as_json() == {
         "code": "quota", "used": 2, "at_most": 2, "needed": 1,
-        "text": "season quota of documentary reached: 2 of 2 requests",
+        "text": "season quota of Documentary Films reached: 2 of 2 requests",
     }  # fmt: skip
 
 
@@ -377,7 +377,7 @@ def test_a_refusal_at_one_remove_names_the_rules() -> None:
         r for result in decide(load_document(doc)) for d in result.decisions
         for r in d.reasons if d.request.id == "z" and r.code.value == "season"
     ]  # fmt: skip
-    assert "season quota of documentary" in reason.text
+    assert "season quota of Documentary Films" in reason.text
 
 
 def test_a_misspelt_season_rule_key_is_an_error_not_a_warning() -> None:
@@ -405,11 +405,11 @@ def test_where_the_season_stands_for_a_match_counts_the_places_held() -> None:
     for r in doc["requests"]:
         r["locked"] = r["id"] in held
     found = standing(load_document(doc), "m3")
-    assert found.quotas == (QuotaUse("season quota of documentary", 2, 2, "requests"),)
+    assert found.quotas == (QuotaUse("season quota of Documentary Films", 2, 2, "requests"),)
     assert found.minimums == (
-        MinimumOwed("enhancements", "north-fc", "sky-sports", 1, 1, 1),
-        MinimumOwed("enhancements", "north-fc", "bt-sport", 0, 1, 1),
+        MinimumOwed("enhancements", "North FC", "Sky Sports", 1, 1, 1),
+        MinimumOwed("enhancements", "North FC", "BT Sport", 0, 1, 1),
     )
     assert found.rotations == (
-        Turns("tunnel", "post-match", "partner", (("bt-sport", 1), ("sky-sports", 1))),
+        Turns("tunnel", "post-match", "partner", (("BT Sport", 1), ("Sky Sports", 1))),
     )

@@ -111,7 +111,7 @@ def test_a_publish_checks_the_season_again_and_refuses_past_a_quota() -> None:
         decisions.do_publish(officer, SECOND)
     said = refused.value.message
     assert refused.value.code == "quota"
-    assert f"season quota of sky-sports: {3 + len(sky_second)} of 3 requests" in said
+    assert f"season quota of Sky Sports: {3 + len(sky_second)} of 3 requests" in said
     assert "r01" in said and all(key in said for key in sky_second)
     assert not m.Request.objects.filter(match__key=SECOND, locked=True).exists()  # nothing
     again = decisions.do_decide(officer, SECOND)  # decided again: the season as it stands
@@ -130,7 +130,7 @@ def test_the_officers_board_says_where_the_season_stands_and_media_do_not_see_it
     season = views.season_standing(match)
     assert season is not None
     assert [(q.name, q.used, q.at_most) for q in season.quotas] == [
-        ("season quota of sky-sports", 3, 3)
+        ("season quota of Sky Sports", 3, 3)
     ]
     pages = {}
     for name in ("officer", "bt"):
@@ -138,5 +138,5 @@ def test_the_officers_board_says_where_the_season_stands_and_media_do_not_see_it
         client.force_login(User.objects.get(username=name))
         pages[name] = client.get(f"/matches/{SECOND}/").content.decode()
     assert "Where the season stands" in pages["officer"]
-    assert "season quota of sky-sports: 3 of 3 requests used" in pages["officer"]
+    assert "season quota of Sky Sports: 3 of 3 requests used" in pages["officer"]
     assert "Where the season stands" not in pages["bt"]

@@ -30,6 +30,7 @@ from pitchpass.core.season_rules import (
     amount,
     describe,
     in_rotation,
+    names_of,
     pair_keys,
     quota_keys,
     quota_name,
@@ -63,6 +64,7 @@ class Season:
     turns: list[dict[str, int]] = field(default_factory=list)  # per rotation: org -> turns
     by_match: dict[str, list[Entry]] = field(default_factory=dict)
     linked_by: dict[str, list[str]] = field(default_factory=dict)  # request -> group's rules
+    names: dict[str, str] = field(default_factory=dict)  # organisations' names, for texts
 
     def at(self, match_id: str) -> list[Entry]:
         """The entries of one match."""
@@ -137,35 +139,36 @@ def solve_season(scenario: Scenario, settings: list[Setting]) -> Season:
     }  # fmt: skip
     active = {n for e in searched for n in e.rotations}
     links = _Links(contended, binding, open_pairs, active)
-    season = Season(rules, entries, granted, plain)
+    season = Season(rules, entries, granted, plain, names=names_of(scenario))
     for group in _groups(searched, links):
         granted |= _solve(scenario, rules, group, links, counts, turns, room_for)
         # The rules binding at each match, else those binding among the group's matches.
         at_match: dict[str, list[Entry]] = {}
         for e in group:
             at_match.setdefault(e.setting.match.id, []).append(e)
-        whole = _rules_of(rules, group, links)
+        whole = _rules_of(rules, group, links, season.names)
         for entries_here in at_match.values():
-            said = _rules_of(rules, entries_here, links) or whole
+            said = _rules_of(rules, entries_here, links, season.names) or whole
             for e in entries_here:
                 season.linked_by[e.request.id] = said
     _tally(season)
     return season
 
 
-def _rules_of(rules: SeasonRules, group: list[Entry], links: _Links) -> list[str]:
+def _rules_of(
+    rules: SeasonRules, group: list[Entry], links: _Links, names: dict[str, str]
+) -> list[str]:
     """The season rules that bind in a group, in words."""
     found: dict[str, None] = {}
     for e in group:
         for k in e.quotas:
             if k in links.binding:
                 quota = rules.quotas[k[0]]
-                found[quota_name(quota, k)] = None
+                found[quota_name(quota, k, names)] = None
         for p in e.pairs:
             if p in links.open_pairs:
-                found[f'minimum "{rules.minimums[p[0]].name}" of {p[1]} for {describe(p[2])}'] = (
-                    None
-                )
+                said = f"of {describe(p[1], names)} for {describe(p[2], names)}"
+                found[f'minimum "{rules.minimums[p[0]].name}" {said}'] = None
         for n in e.rotations:
             if n in links.active:
                 rotation = rules.rotations[n]
@@ -322,7 +325,7 @@ def _tallied(
 
 def season_reasons(scenario: Scenario, season: Season) -> dict[str, tuple[Reason, ...]]:
     """The season's own reasons of each request that has some (contract, "Season rules")."""
-    rules = season.rules
+    rules, names = season.rules, season.names
     out: dict[str, list[Reason]] = {}
     caused: dict[str, dict[Cell, set[ReasonCode]]] = {}  # match -> cell -> rules that took it
     entries = season.entries
@@ -332,9 +335,10 @@ def season_reasons(scenario: Scenario, season: Season) -> dict[str, tuple[Reason
             continue
         for number in sorted({p[0] for p in e.pairs if season.counts[p] <= _at_least(rules, p)}):
             p = next(p for p in e.pairs if p[0] == number)
-            out.setdefault(r.id, []).append(_minimum_reason(rules, p, season.counts[p]))
+            out.setdefault(r.id, []).append(_minimum_reason(rules, p, season.counts[p], names))
         for n in e.rotations:
-            out.setdefault(r.id, []).append(_rotation_reason(rules, n, season.turns[n], True))
+            turn = _rotation_reason(rules, n, season.turns[n], True, names)
+            out.setdefault(r.id, []).append(turn)
         codes = {reason.code for reason in out.get(r.id, [])}
         if codes:
             held = caused.setdefault(e.setting.match.id, {})
@@ -351,9 +355,9 @@ def season_reasons(scenario: Scenario, season: Season) -> dict[str, tuple[Reason
         for k in e.quotas:
             quota, need = rules.quotas[k[0]], amount(rules.quotas[k[0]], r)
             if season.used.get(k, 0) + need > quota.at_most:
-                reasons.append(_quota_reason(rules, k, season.used.get(k, 0), need))
+                reasons.append(_quota_reason(rules, k, season.used.get(k, 0), need, names))
                 if r.id in season.plain:
-                    quotas_at.setdefault(e.setting.match.id, {})[quota_name(quota, k)] = None
+                    quotas_at.setdefault(e.setting.match.id, {})[quota_name(quota, k, names)] = None
         if r.id not in season.plain or reasons:  # a quota that refuses it is the cause
             continue
         match_id = e.setting.match.id
@@ -367,7 +371,7 @@ def season_reasons(scenario: Scenario, season: Season) -> dict[str, tuple[Reason
             )
         if e.rotations or ReasonCode.ROTATION in codes:
             for n in e.rotations or _rotations_at(e, short, season):
-                reasons.append(_rotation_reason(rules, n, season.turns[n], False))
+                reasons.append(_rotation_reason(rules, n, season.turns[n], False, names))
         if not reasons:  # a rule's effect at one remove
             held_back.append(e)
     for e in held_back:
@@ -414,8 +418,9 @@ def _took_for_minimum(scenario: Scenario, e: Entry, short: list[Cell], season: S
                 if season.counts[p] <= _at_least(season.rules, p))  # fmt: skip
     minimum = season.rules.minimums[pair[0]]
     return (
-        f'its places went to meet the season minimum "{minimum.name}": {pair[1]} grants '
-        f"{describe(pair[2])} at least {minimum.at_least} a season"
+        f'its places went to meet the season minimum "{minimum.name}": '
+        f"{describe(pair[1], season.names)} grants {describe(pair[2], season.names)} at least"
+        f" {minimum.at_least} a season"
     )
 
 
@@ -424,19 +429,24 @@ def _rotations_at(e: Entry, short: list[Cell], season: Season) -> list[int]:
     return sorted({n for g in grants for n in g.rotations})
 
 
-def _minimum_reason(rules: SeasonRules, pair: PairKey, count: int) -> Reason:
+def _minimum_reason(rules: SeasonRules, pair: PairKey, count: int, names: dict[str, str]) -> Reason:
     minimum = rules.minimums[pair[0]]
     return Reason(
         ReasonCode.MINIMUM,
-        f'granted to meet the season minimum "{minimum.name}": {pair[1]} grants '
-        f"{describe(pair[2])} at least {minimum.at_least} a season ({count} granted)",
+        f'granted to meet the season minimum "{minimum.name}": {describe(pair[1], names)}'
+        f" grants {describe(pair[2], names)} at least {minimum.at_least} a season"
+        f" ({count} granted)",
     )
 
 
-def _rotation_reason(rules: SeasonRules, n: int, turns: dict[str, int], granted: bool) -> Reason:
+def _rotation_reason(
+    rules: SeasonRules, n: int, turns: dict[str, int], granted: bool, names: dict[str, str]
+) -> Reason:
     rotation = rules.rotations[n]
     ranked = sorted(turns.items(), key=lambda kv: (-kv[1], kv[0]))
-    said = ", ".join(f"{org} has {k} {'turn' if k == 1 else 'turns'}" for org, k in ranked)
+    said = ", ".join(
+        f"{describe(org, names)} has {k} {'turn' if k == 1 else 'turns'}" for org, k in ranked
+    )
     text = (
         f"{rotation.zone}, {rotation.phase} is shared in turn among {rotation.tier} crews: "
         f"{said} this season"
@@ -444,9 +454,11 @@ def _rotation_reason(rules: SeasonRules, n: int, turns: dict[str, int], granted:
     return Reason(ReasonCode.ROTATION, ("granted in turn: " if granted else "") + text)
 
 
-def _quota_reason(rules: SeasonRules, key: QuotaKey, used: int, needed: int) -> Reason:
+def _quota_reason(
+    rules: SeasonRules, key: QuotaKey, used: int, needed: int, names: dict[str, str]
+) -> Reason:
     quota = rules.quotas[key[0]]
-    name = quota_name(quota, key)
+    name = quota_name(quota, key, names)
     unit = quota.counts if quota.at_most != 1 else quota.counts[:-1]
     if used >= quota.at_most:
         text = f"{name} reached: {used} of {quota.at_most} {unit}"

@@ -5,7 +5,7 @@ report (season_report) both ask here, so they count alike."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from pitchpass.core.linked import linked_groups
@@ -66,9 +66,11 @@ def quota_keys(
     return keys
 
 
-def quota_name(quota: Quota, key: QuotaKey) -> str:
-    """A quota in words, for the subject and period of `key`."""
-    who = describe(key[1]) + (f" in {', '.join(sorted(quota.zones))}" if quota.zones else "")
+def quota_name(quota: Quota, key: QuotaKey, names: Mapping[str, str] | None = None) -> str:
+    """A quota in words, for the subject and period of `key` (organisations by their
+    `names`, as `names_of` gives them)."""
+    who = describe(key[1], names)
+    who += f" in {', '.join(sorted(quota.zones))}" if quota.zones else ""
     return {"season": f"season quota of {who}", "match": f"match quota of {who}"}.get(
         quota.per, f"quota of {who} for {key[2]}"
     )
@@ -83,9 +85,10 @@ class Over:
     at_most: int
     requests: tuple[str, ...]  # the held requests that count towards it, in document order
 
-    def text(self, rules: SeasonRules) -> str:
+    def text(self, rules: SeasonRules, names: Mapping[str, str] | None = None) -> str:
         quota = rules.quotas[self.key[0]]
-        return f"{quota_name(quota, self.key)}: {self.used} of {self.at_most} {quota.counts}"
+        name = quota_name(quota, self.key, names)
+        return f"{name}: {self.used} of {self.at_most} {quota.counts}"
 
 
 def quotas_over(
@@ -146,8 +149,16 @@ def in_rotation(rotation: Rotation, request: Request, tier: str) -> bool:
     )
 
 
-def describe(who: str) -> str:
-    return "the partners together" if who == TOGETHER else who
+def names_of(scenario: Scenario) -> dict[str, str]:
+    """Each organisation's name by its id: what the texts of the season rules say."""
+    return {o.id: o.name for o in scenario.organisations}
+
+
+def describe(who: str, names: Mapping[str, str] | None = None) -> str:
+    """A rule's subject in words: an organisation by its name (its id without `names`)."""
+    if who == TOGETHER:
+        return "the partners together"
+    return (names or {}).get(who, who)
 
 
 def independent_groups(scenario: Scenario) -> list[list[str]]:
@@ -258,20 +269,23 @@ def standing(scenario: Scenario, match_id: str) -> Standing:
     home_left = sum(
         1 for m in scenario.matches if m.home == match.home and m.kickoff >= match.kickoff
     )
+    names = names_of(scenario)
     for r in scenario.requests_of(match_id):
         org = scenario.organisation(r.by)
         for key in quota_keys(rules.quotas, r, org, match, partners):
             quota = rules.quotas[key[0]]
             quotas[key] = QuotaUse(
-                quota_name(quota, key), used.get(key, 0), quota.at_most, quota.counts
+                quota_name(quota, key, names), used.get(key, 0), quota.at_most, quota.counts
             )
         for key in pair_keys(rules.minimums, r, org, match, partners):
             minimum = rules.minimums[key[0]]
-            pairs[key] = MinimumOwed(minimum.name, key[1], describe(key[2]), met.get(key, 0),
+            pairs[key] = MinimumOwed(minimum.name, describe(key[1], names),
+                                     describe(key[2], names), met.get(key, 0),
                                      minimum.at_least, home_left)  # fmt: skip
     spread = tuple(
         Turns(rot.zone, rot.phase, rot.tier,
-              tuple(sorted(turns[n].items(), key=lambda item: (-item[1], item[0]))))
+              tuple((describe(org, names), k) for org, k in
+                    sorted(turns[n].items(), key=lambda item: (-item[1], item[0]))))
         for n, rot in enumerate(rules.rotations)
     )  # fmt: skip
     return Standing(tuple(quotas.values()), tuple(pairs.values()), spread)

@@ -49,7 +49,7 @@ from pitchpass.core.release import at_publish as release_at_publish
 from pitchpass.core.release import exempt_tiers
 from pitchpass.core.report import match_json
 from pitchpass.core.room import Room, room_for
-from pitchpass.core.season_rules import quotas_over
+from pitchpass.core.season_rules import names_of, quotas_over
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
@@ -327,7 +327,8 @@ def _check_season(match: m.Match, newly: list[str]) -> None:
     rules = scenario.policy.season
     over = quotas_over(scenario, held, newly)
     if over and rules is not None:
-        said = "; ".join(f"{o.text(rules)} ({', '.join(o.requests)})" for o in over)
+        names = names_of(scenario)
+        said = "; ".join(f"{o.text(rules, names)} ({', '.join(o.requests)})" for o in over)
         raise ServiceError(
             ErrorCode.QUOTA,
             f"publishing would go past the season's rules: {said}. Another match of the"
