@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from pitchpass.core import solver
-from pitchpass.core.allocate import Item, first_come, most_granted
+from pitchpass.core.allocate import Item, first_come, most_granted, within_reach
 from pitchpass.core.problems import SolverFailed
 
 CELL = ("tunnel", "post-match")
@@ -117,6 +117,33 @@ def test_packing_into_chunks_never_changes_the_answer(
         ]
         ordered.sort(key=lambda i: i.rank)  # priority order is tier first
         assert most_granted(room, ordered) == brute_force(room, ordered)
+
+
+@pytest.mark.parametrize("max_bits", [1, 52])
+def test_requests_alike_are_granted_first_to_last_as_brute_force_grants(
+    monkeypatch: pytest.MonkeyPatch, max_bits: int
+) -> None:
+    """Many requests alike (the same rank, places and crew: allocate.kind) for little room:
+    the search, told that they are granted first to last and given only as many of them
+    as their tightest place holds (within_reach), grants what brute force grants."""
+    import random
+
+    monkeypatch.setattr(solver, "MAX_BITS", max_bits)
+    rng = random.Random(11)
+    cells = [("tunnel", "post"), ("room", "post")]
+    kinds = [(rank, crew, tuple(rng.sample(cells, rng.randint(1, 2))))
+             for rank in (0, 1) for crew in (1, 2) for _ in range(2)]  # fmt: skip
+    for _ in range(60):
+        room = {cell: rng.randint(1, 5) for cell in cells}
+        ordered = [Item(f"r{k:02}", *rng.choice(kinds)) for k in range(rng.randint(6, 14))]
+        ordered.sort(key=lambda i: i.rank)
+        assert most_granted(room, ordered) == brute_force(room, ordered)
+
+
+def test_within_reach_keeps_as_many_alike_as_the_tightest_place_holds() -> None:
+    ordered = items(2, 2, 2, 2, 1, 2)
+    kept = [i.id for i in within_reach({CELL: 5}, ordered)]
+    assert kept == ["r000", "r001", "r004"]  # two of crew 2 fit in 5; the one of crew 1
 
 
 def test_the_solver_does_not_load_or_tools_python_layer() -> None:

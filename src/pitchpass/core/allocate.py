@@ -47,7 +47,7 @@ def first_come(room: Mapping[Cell, int], ordered: Sequence[Item]) -> set[str]:
 def most_granted(room: Mapping[Cell, int], ordered: Sequence[Item], label: str = "") -> set[str]:
     """The exact choice of SCENARIO.md: most of each tier in turn, then the
     lexicographically greatest set in `ordered` (priority) order."""
-    fits = [i for i in ordered if all(room[cell] >= i.crew for cell in i.cells)]
+    fits = within_reach(room, [i for i in ordered if all(room[c] >= i.crew for c in i.cells)])
     demand: dict[Cell, int] = {}
     for item in fits:
         for cell in item.cells:
@@ -64,6 +64,34 @@ def most_granted(room: Mapping[Cell, int], ordered: Sequence[Item], label: str =
             cells = sorted({c for item in group for c in item.cells if c in contended})
             granted |= solve_group(group, {c: room[c] for c in cells}, label)
     return granted
+
+
+Kind = tuple[int, tuple[Cell, ...], int]
+
+
+def kind(item: Item) -> Kind:
+    """What makes requests alike to the exact choice: the same tier rank, the same places
+    and the same crew. Alike requests count the same towards every objective but their
+    own place in the priority order, so the best choice grants the first of them in that
+    order and none after one it refuses (swapping a later one granted for an earlier one
+    refused keeps every place and tier count, and comes first in the order)."""
+    return (item.rank, tuple(sorted(item.cells)), item.crew)
+
+
+def within_reach(room: Mapping[Cell, int], ordered: Sequence[Item]) -> list[Item]:
+    """The requests the exact choice could grant: of requests alike (`kind`), only as many
+    of the first as the room of their tightest place holds; the rest are refused whatever
+    the others are (a match of 20,000 requests for a few dozen places searches among a
+    few hundred)."""
+    seen: dict[Kind, int] = {}
+    out = []
+    for item in ordered:
+        key = kind(item)
+        reach = min((room[c] // item.crew for c in item.cells), default=len(ordered))
+        if seen.get(key, 0) < reach:
+            out.append(item)
+        seen[key] = seen.get(key, 0) + 1
+    return out
 
 
 def _groups(items: list[Item], contended: set[Cell]) -> list[list[Item]]:

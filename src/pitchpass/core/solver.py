@@ -9,13 +9,14 @@ maximised, its parts are fixed at the values found, and the next is solved.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 
 # The model is built as CP-SAT's own protocol buffer through its C++ helper: the Python
 # layer over it (cp_model) also loads numpy and pandas, 0.3 s of a season's 0.6 s.
 from ortools.sat.python import cp_model_helper as cmh
 
-from pitchpass.core.allocate import Item
+from pitchpass.core.allocate import Item, Kind, kind
 from pitchpass.core.places import Cell
 from pitchpass.core.problems import SolverFailed
 
@@ -50,19 +51,35 @@ def solve_group(items: Sequence[Item], room: Mapping[Cell, int], label: str = ""
             (f"places[{cell[0]}, {cell[1]}]", [index[i.id] for i in holders],
              [i.crew for i in holders], LOWEST, places)
         )  # fmt: skip
+    # Requests alike are granted first to last (allocate.kind): each refused one refuses
+    # those after it, and the search is told so.
+    last: dict[Kind, int] = {}
+    after: dict[int, int] = {}  # the objective of a request -> that of the next one alike
     objectives = [(name, tuple(index[i] for i in ids)) for name, ids in _objectives(items)]
+    first_single = len(objectives) - len(items)
+    for n, item in enumerate(items):
+        key = kind(item)
+        if key in last:
+            before = last[key]
+            constraints.append((f"order[{items[before].id}, {item.id}]", [before, n], [1, -1],
+                                0, 1))  # fmt: skip
+            after[first_single + before] = first_single + n
+        last[key] = n
     values = solve_lexicographic(
-        [f"grant[{item.id}]" for item in items], constraints, objectives, label
+        [f"grant[{item.id}]" for item in items], constraints, objectives, label, after
     )
     return {item.id for item, value in zip(items, values, strict=False) if value}
 
 
 def solve_lexicographic(
     names: Sequence[str], constraints: Sequence[Constraint], objectives: Sequence[Count],
-    label: str = "",
+    label: str = "", after: Mapping[int, int] | None = None,
 ) -> list[int]:  # fmt: skip
     """The values of the 0/1 variables `names` that satisfy `constraints` and maximise the
-    counts of `objectives` lexicographically, most important first."""
+    counts of `objectives` lexicographically, most important first. `after`: objective k
+    -> a later one that the constraints hold at 0 whenever k is at 0 (requests alike: one
+    refused refuses the next), not searched again once k is fixed at 0."""
+    after = after or {}
     model = cmh.CpModelProto()
     for name in names:
         variable = model.variables.add()
@@ -74,17 +91,22 @@ def solve_lexicographic(
     if len(names) > BIG_MODEL:
         parameters.num_workers = 2
     values: list[int] | None = None
-    at = 0  # objectives[:at] are fixed at their best
+    at = 0  # objectives[:at] are fixed at their best, and so are those in `fixed`
+    fixed: set[int] = set()
     while True:
         if values is not None:
             # An objective at its most in a best solution so far is fixed there unsolved.
-            while at < len(objectives) and _at_most(objectives[at], values):
-                name, counted = objectives[at]
-                _linear(model, name, list(counted), [1] * len(counted), len(counted), len(counted))
+            while at < len(objectives) and (at in fixed or _at_most(objectives[at], values)):
+                if at not in fixed:
+                    name, counted = objectives[at]
+                    _linear(model, name, list(counted), [1] * len(counted), len(counted),
+                            len(counted))  # fmt: skip
                 at += 1
             if at == len(objectives):
                 return values
-        chunk = _chunks(list(objectives[at : at + MAX_BITS]))[0] if at < len(objectives) else []
+        ahead = [k for k in itertools.islice(
+            (k for k in range(at, len(objectives)) if k not in fixed), MAX_BITS)]  # fmt: skip
+        chunk = _chunks([objectives[k] for k in ahead])[0] if ahead else []
         weights = _packed(chunk)
         model.clear_objective()
         model.objective.vars.extend(list(weights))
@@ -101,10 +123,13 @@ def solve_lexicographic(
         values = list(response.solution)
         if not chunk:  # nothing to choose: any solution (the constraints still hold)
             return values
-        for name, counted in chunk:
-            fixed = sum(values[v] for v in counted)
-            _linear(model, name, list(counted), [1] * len(counted), fixed, fixed)
-        at += len(chunk)
+        for k, (name, counted) in zip(ahead, chunk, strict=False):
+            found = sum(values[v] for v in counted)
+            _linear(model, name, list(counted), [1] * len(counted), found, found)
+            fixed.add(k)
+            while found == 0 and k in after:  # held at 0 by the constraints: not searched
+                k = after[k]
+                fixed.add(k)
         model.clear_solution_hint()
         model.solution_hint.vars.extend(list(range(len(names))))
         model.solution_hint.values.extend(values)
