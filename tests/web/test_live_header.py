@@ -69,6 +69,12 @@ def test_who_is_inside_is_named_to_the_home_club_and_the_stewards_counted_to_oth
     assert after is not None
     side = next(z for z in after.inside if z.zone == "Pitch-side positions")
     assert (side.people, side.crews) == (1, [f"{docs_name} (1)"])
+    # The last of its crew out: the crew is no longer named, the names add up to the count.
+    doors.do_check_in(_user("steward"), SEED, body | {"key": "d", "direction": "out"}, _at(-16))
+    gone = _live("officer", -15)
+    assert gone is not None
+    side = next(z for z in gone.inside if z.zone == "Pitch-side positions")
+    assert (side.people, side.crews) == (0, [])
 
 
 def test_releases_due_next_soonest_first_each_role_its_own(desk) -> None:

@@ -515,6 +515,16 @@ def test_releases_leave_a_grace_warn_first_spare_the_host_and_go_phase_by_phase(
     assert exported["phases"] == ["post-match"]
     passes = {p["request"]: p for p in desk["officer"].get(f"/api/matches/{SEED}/passes").json()}
     assert passes["r35"]["phases"] == ["post-match"]
+    # Every view says the same: granted, for post-match, its pre-match place released.
+    shown = desk["officer"].get(f"/api/matches/{SEED}/decisions").json()["decisions"]
+    said = next(d for d in shown if d["request"] == "r35")
+    assert (said["status"], said["state"]) == ("granted", "granted")
+    assert [r["code"] for r in said["reasons"]] == ["released"]
+    assert said["reasons"][0]["text"].startswith("its pre-match place released as a no-show")
+    from pitchpass.web.services import views as board_views
+
+    rows = board_views.board_of(_user("officer"), SEED, {}, _at(-60)).rows
+    assert next(r for r in rows if r.key == "r35").phases == ["post-match"]
     # One of its crew comes at minute 30: its post-match place stays (release at 107).
     m.Scan.objects.create(
         match=match, request="r35", zone="press-conference", phase="post-match", direction="in",

@@ -67,6 +67,15 @@ def test_an_accepted_place_is_granted_everywhere_at_once_without_a_decide(desk) 
         assert seen["r24"]["status"] == "granted" and seen["r24"]["state"] == "accepted", name
         assert seen["r24"]["reasons"] == []
     assert m.DecisionRun.objects.filter(match__key=SEED).count() == runs  # no decide
+    # Who catches the dressing-room incident: GET /decisions says what GET /coverage says.
+    for name in ("officer", "docs"):
+        listed = desk[name].get(f"/api/matches/{SEED}/decisions").json()["incidents"]
+        covered = desk[name].get(f"/api/matches/{SEED}/coverage").json()["incidents"]
+        room = [i for i in listed if i["incident"] == "dressing-room-altercation"]
+        assert room[0]["covered_by"] == next(
+            i["covered_by"] for i in covered if i["incident"] == "dressing-room-altercation"
+        ), name
+        assert [s["org"] for s in room[0]["covered_by"]] == ["man-city-documentary"], name
     # The board: granted and published for the crew and the officer, and not stale.
     for name in ("officer", "docs"):
         board = views.board_of(_user(name), SEED, {}, timezone.now())

@@ -50,6 +50,7 @@ class Entry:
 
     state: State
     text: str = ""
+    released: tuple[str, ...] = ()  # of a grant still held: the phases released from it
 
 
 def state_of(
@@ -101,7 +102,10 @@ def shown(entry: Entry, decision: Mapping[str, Any] | None, published_run: bool)
     decided is `waiting`."""
     tier = (decision or {}).get("tier", "")
     if entry.state in PUBLISHED:
-        return {"status": Status.GRANTED, "tier": tier, "reasons": [], "state": entry.state}
+        reasons = [] if not entry.released else [{"code": ReasonCode.RELEASED, "text": (
+            f"its {', '.join(entry.released)} place released as a no-show (none of its crew"
+            " had checked in by its release time); it holds the others")}]  # fmt: skip
+        return {"status": Status.GRANTED, "tier": tier, "reasons": reasons, "state": entry.state}
     if entry.state is State.OFFERED:
         return {"status": Status.OFFERED, "tier": tier, "reasons": [], "state": entry.state}
     if entry.state in CLOSED:

@@ -8,6 +8,7 @@ exported file and what the web shows are the same by construction.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
@@ -562,7 +563,10 @@ def record_of(
             whole = release.released_whole(r.phases, r.released, offered_phases(r))
         else:
             whole = r.no_show is not None
-        out[r.key] = record.state_of(r.locked, r.revoked, whole, state, until, now)
+        entry = record.state_of(r.locked, r.revoked, whole, state, until, now)
+        if r.released and entry.state in record.PUBLISHED:  # a grant that lost some phases
+            entry = dataclasses.replace(entry, released=tuple(r.released))
+        out[r.key] = entry
     return out
 
 

@@ -216,7 +216,10 @@ def current_decisions(user: User, match_key: str) -> dict[str, Any]:
         {"request": r.key, **shown[r.key]} for r in visible if shown[r.key]["state"] != "waiting"
     ]
     output["waiting"] = [r.key for r in visible if shown[r.key]["state"] == "waiting"]
-    output["incidents"] = _hide_others(user, match, output["incidents"])
+    # Who catches each incident as the decisions say now (the record over the run), as
+    # GET /coverage says it: the run's own coverage was of the places as it decided them.
+    caught = _as_shown(match, run) if manages else _as_known(user, match, run)
+    output["incidents"] = _hide_others(user, match, caught)
     return output
 
 

@@ -542,14 +542,18 @@ def inside_now(match: m.Match) -> dict[str, tuple[int, dict[str, int]]]:
     zones = admitted.annotate(
         n=Window(RowNumber(), partition_by=[F("zone")], order_by=newest)
     ).filter(n=1)
+    # The newest scan of each crew, whatever it left inside: a condition on its count in
+    # this filter would be applied before the window (the ORM puts it in the inner query)
+    # and find the crew's scan before it went out.
     crews = admitted.annotate(
         n=Window(RowNumber(), partition_by=[F("zone"), F("request")], order_by=newest)
-    ).filter(n=1, crew_inside__gt=0)
+    ).filter(n=1)
     out: dict[str, tuple[int, dict[str, int]]] = {
         zone: (people, {}) for zone, people in zones.values_list("zone", "zone_inside")
     }
     for zone, request, people in crews.values_list("zone", "request", "crew_inside"):
-        out.setdefault(zone, (0, {}))[1][request] = people
+        if people:
+            out.setdefault(zone, (0, {}))[1][request] = people
     return out
 
 

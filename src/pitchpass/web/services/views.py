@@ -315,11 +315,13 @@ def season_standing(match: m.Match) -> Standing | None:
 
 
 def _phases_held(request: m.Request) -> list[str]:
-    """The phases a request is shown for: those of a place offered from the waitlist (open
-    or accepted: the phases still to come then), else those it asked for."""
+    """The phases a request is shown for: those a published grant or a place offered from
+    the waitlist holds (not those released as a no-show; of an offer, the phases still to
+    come then), else those it asked for."""
     offer = getattr(request, "offer", None)  # read with the row
-    if offer is not None and offer.state in (m.Offer.OPEN, m.Offer.ACCEPTED) and offer.phases:
-        return list(offer.phases)
+    offered = offer is not None and offer.state in (m.Offer.OPEN, m.Offer.ACCEPTED)
+    if request.locked or offered:
+        return list(store.held_phases(request)) or list(request.phases)
     return list(request.phases)
 
 
