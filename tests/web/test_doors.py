@@ -441,3 +441,16 @@ def test_a_nul_or_a_lone_surrogate_at_the_door_or_in_a_what_if_is_a_400(desk, ba
     assert listed.status_code == 400 and listed.json()["code"] == "invalid"
     page = steward.get(f"/matches/{SEED}/door/?zone=tunnel{sent}&phase=pre-match")
     assert page.status_code == 400
+
+
+def test_a_grant_taken_back_before_its_pass_was_listed_has_a_pass_that_says_so(desk) -> None:
+    """r02 revoked before anyone listed the passes: its pass is there all the same, taken
+    back, as for a grant whose pass was listed first (and a no-show's)."""
+    assert not m.Pass.objects.filter(request__match__key=SEED).exists()  # none listed yet
+    revoked = desk["officer"].post(
+        f"/api/matches/{SEED}/requests/r02/revoke", {"reason": "no accreditation shown"},
+        "application/json",
+    )  # fmt: skip
+    assert revoked.status_code == 200
+    assert _passes(desk["bt"])["r02"]["revoked"] == "no accreditation shown"
+    assert _passes(desk["officer"])["r02"]["revoked"] == "no accreditation shown"

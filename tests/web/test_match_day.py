@@ -594,3 +594,19 @@ def test_a_release_time_is_told_to_the_second_not_rounded_to_a_minute(desk) -> N
     assert "r35" in done.released
     said = m.Notice.objects.get(kind="released", request="r35")
     assert f"checked in by {due:%a %-d %b %Y, %H:%M:%S} UTC (minute -60.5)" in said.text
+
+
+def test_a_moment_is_told_cut_to_its_second_and_without_a_minute_days_away(desk) -> None:
+    from pitchpass.web.services import times
+
+    match = m.Match.objects.get(key=SEED)
+    kickoff = match.kickoff.astimezone(times.zone_of(match))
+    at = _at(161.97)  # 9718.2 s after kick-off
+    assert times.clock(match, at) == (
+        f"{times.text(match, at, times.SECONDS)} (minute +161.9)"
+    )  # neither +162 nor a second after the moment
+    assert f"{at.astimezone(kickoff.tzinfo):%H:%M:%S}" in times.clock(match, at)
+    assert times.clock(match, _at(-45)).endswith("(minute -45)")
+    days = _at(-3 * 24 * 60 - 0.5)
+    assert times.clock(match, days) == times.text(match, days, times.SECONDS)  # no minute
+    assert "minute" not in times.clock(match, _at(-24 * 60))

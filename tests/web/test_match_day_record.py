@@ -232,3 +232,25 @@ def decisions_now(desk: dict[str, Client]) -> list[dict[str, Any]]:
     answer = desk["officer"].post(f"/api/matches/{SEED}/decide")
     assert answer.status_code == 200, answer.content
     return [d for d in answer.json()["decisions"] if d["status"] == "granted"]
+
+
+def test_the_match_list_shows_the_fullest_place_the_board_shows(desk) -> None:
+    """After a revoke (r23's 2 tunnel places free), the match list's fullest zone counts
+    what the board's grid counts, for the officer and a media user alike."""
+    from pitchpass.web.services import board
+
+    revoked = desk["officer"].post(
+        f"/api/matches/{SEED}/requests/r23/revoke", {"reason": "crew banned"}, "application/json"
+    )
+    assert revoked.status_code == 200, revoked.content
+    for name in ("officer", "docs"):
+        coming, past = views.match_list(_user(name), timezone.now())
+        line = next(x for x in coming + past if x.match.key == SEED)
+        grid = views.board_of(_user(name), SEED, {}, timezone.now()).grid
+        usage = [c for _, row in grid for c in row]
+        assert line.fullest is not None
+        fullest = board.fullest(usage)
+        assert fullest is not None
+        assert line.fullest == {k: fullest[k] for k in line.fullest}, name
+        tunnel = next(c for c in usage if (c["zone"], c["phase"]) == ("tunnel", "post-match"))
+        assert tunnel["used"] == 44, name  # 46 of 46 before the revoke

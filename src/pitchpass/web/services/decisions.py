@@ -807,12 +807,23 @@ def _room_alone(reasons: Any) -> dict[str, int]:
 def proposal_usage(match: m.Match, run: m.DecisionRun) -> list[dict[str, Any]]:
     """The board's grid for those who manage the match (`usage` of SCENARIO.md): the
     places the match day's record holds (published, accepted, offered) and the run's
-    grants of the requests still open, counted by the core (record.usage)."""
-    scenario = scenario_of(match)
+    grants of the requests still open, counted by the core (record.usage). Where those
+    are just the run's grants (nothing changed, offered, released or revoked since), the
+    run's own usage is that: it is read, not counted (the match list shows every match's)."""
+    record = waitlist.record_of(match)
     granted = {
         k for k, d in decided_in(run, requests_of(match)).items() if d["status"] == "granted"
     }
-    holding = {r.id for r in scenario.requests if r.locked} | (granted & still_open(match))
+    open_ = {k for k, e in record.items() if e.state is State.OPEN}
+    held = {k for k, e in record.items() if e.state in HOLDS}
+    partly = any(r.released for r in requests_of(match) if r.locked)  # a phase released
+    if run.version == match.version and not partly:
+        run_granted = {d["request"] for d in run.output["decisions"] if d["status"] == "granted"}
+        if held | (granted & open_) == run_granted:
+            usage: list[dict[str, Any]] = run.output["usage"]
+            return usage
+    scenario = scenario_of(match)
+    holding = {r.id for r in scenario.requests if r.locked} | (granted & open_)
     return [u._asdict() for u in record_usage(scenario, match.key, holding)]
 
 

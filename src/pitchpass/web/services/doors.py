@@ -14,7 +14,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core import signing
 from django.db import IntegrityError, transaction
-from django.db.models import F, OuterRef, Subquery, Window
+from django.db.models import F, OuterRef, Q, Subquery, Window
 from django.db.models.functions import RowNumber
 
 from pitchpass.core import doors as core
@@ -70,12 +70,16 @@ def digest(code: str, key: str) -> str:
 
 def ensure_passes(match: m.Match) -> None:
     """A pass for every published grant that has none yet (a publish, or a scenario
-    loaded with locked requests, made it). Locks the match only if one is missing."""
-    if not m.Request.objects.filter(match=match, locked=True, pass_of__isnull=True).exists():
+    loaded with locked requests, made it), and for one published on the desk and taken
+    back since (its pass says so, as a pass listed before it was taken back does). Locks
+    the match only if one is missing."""
+    published = Q(locked=True) | (Q(granted_at__isnull=False) & ~Q(revoked=""))
+    missing = m.Request.objects.filter(published, match=match, pass_of__isnull=True)
+    if not missing.exists():
         return
     with transaction.atomic():
         lock_match(match)
-        for row in m.Request.objects.filter(match=match, locked=True, pass_of__isnull=True):
+        for row in missing:
             m.Pass.objects.create(request=row, code=_free_code())
 
 

@@ -200,6 +200,7 @@ COLUMNS = (
     "tier",
     "reasons",
     "granted by hand",
+    "state",  # after publish, the match day's record: granted, released, revoked, ...
 )
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -236,6 +237,7 @@ def decisions_csv(user: User, match_key: str, now: datetime) -> str:
                     row.tier,
                     "; ".join(reason.text for reason in row.reasons),
                     row.by_hand or "",
+                    row.state,
                 )
             ]
         )

@@ -122,7 +122,7 @@ def conflicts_after(user: User, match: m.Match, live: Live | None) -> list[str]:
 
 def _conflicts(match: m.Match) -> list[str]:
     return [
-        f"{times.text(match, when)}, {zone} door: {text}"
+        f"{times.text(match, when, times.SECONDS)}, {zone} door: {text}"
         for zone, when, text in doors.conflicts(match)
     ]
 

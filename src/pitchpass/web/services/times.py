@@ -5,6 +5,7 @@ kick-off was written in (SCENARIO.md: a kick-off carries its zone), so "16:30 UT
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 
 from django.utils import dateformat
@@ -60,10 +61,17 @@ def span(match: m.Match, start: datetime, end: datetime) -> str:
 def clock(match: m.Match, moment: datetime) -> str:
     """A match-day moment with its minute from kick-off: "Sun 10 Dec 2017, 15:45 UTC
     (minute -45)"; to the second where it is not on a whole minute (a release due at
-    20:09:30 is not told as 20:10, nor as 20:09): "..., 20:09:30 UTC (minute -65.5)"."""
-    seconds = round((moment - match.kickoff).total_seconds())  # to the nearest second
+    20:09:30 is not told as 20:10, nor as 20:09): "..., 20:09:30 UTC (minute -65.5)", the
+    minute cut to a tenth, never past the moment (as the time is cut to its second, as
+    every time shown is). A moment a day or more from kick-off has no minute: it is not
+    on the match day (an offer's deadline days before the match)."""
+    seconds = math.floor((moment - match.kickoff).total_seconds())  # cut to its second
     shown = match.kickoff + timedelta(seconds=seconds)
+    form = FORMAT if seconds % 60 == 0 else SECONDS
+    if abs(seconds) >= 24 * 60 * 60:
+        return text(match, shown, form)
     if seconds % 60 == 0:
         return f"{text(match, shown)} (minute {seconds // 60:+d})"
-    minute = f"{seconds / 60:+.1f}".replace(".0", "")
-    return f"{text(match, shown, SECONDS)} (minute {minute})"
+    tenths = math.trunc(seconds / 6)  # toward kick-off: -60.55 is -60.5, 161.97 is 161.9
+    minute = f"{tenths / 10:+.1f}".replace(".0", "")
+    return f"{text(match, shown, form)} (minute {minute})"

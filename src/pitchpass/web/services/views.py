@@ -91,7 +91,7 @@ def match_list(user: User, now: datetime) -> tuple[list[MatchLine], list[MatchLi
         decided = decisions.decided_in(run, seen)
         redo = run is not None and run.version != match.version and access.manages(user, match)
         manages = access.manages(user, match)
-        usage = (run.output["usage"] if run else []) if manages else _published_usage(match, run)
+        usage = _usage(match, run, manages)  # the board's grid: the record over the run
         line = MatchLine(
             _head(match),
             None if steward else sum(r.key not in decided for r in seen),

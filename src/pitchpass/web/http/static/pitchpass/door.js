@@ -409,6 +409,9 @@
     if (verdict && item.body.zone === zone && item.body.phase === phase) {
       sayInside(verdict);
     }
+    if (verdict) {
+      refreshHeader(); // who is inside, and releases undone, as the desk has them now
+    }
     if (item.body.key === shown) {
       var big = verdict ? bigWord(verdict.result, item.body.direction) : "NOT RECORDED";
       show(verdict ? verdict.result : "refused", big,
