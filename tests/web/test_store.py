@@ -81,6 +81,29 @@ def test_a_request_left_out_of_the_file_is_removed_and_a_change_is_kept() -> Non
     assert exported["requests"][0]["crew"] == 1
 
 
+def test_loading_again_writes_consent_order_and_fields_as_the_file_has_them() -> None:
+    """A load writes each match's requests in a few statements: loaded again with a
+    consent given, one taken back, the requests in another order and one more, the
+    stored match is the file's, and the requests kept keep their rows."""
+    doc = document(next(p for p in SCENARIOS if p.name == "manchester-derby-2017.yaml"))
+    store.load(doc)
+    before = dict(m.Request.objects.values_list("key", "pk"))
+    with_consent = next(r for r in doc["requests"] if r.get("consent"))
+    without = next(r for r in doc["requests"] if not r.get("consent"))
+    with_consent["consent"] = []
+    without["consent"] = ["man-united", "man-city"]
+    doc["requests"].reverse()
+    doc["requests"].append({**doc["requests"][0], "id": "r99"})
+    store.load(doc)
+    exported = store.export("mun-mci-2017-12-10")
+    assert [r["id"] for r in exported["requests"]] == [r["id"] for r in doc["requests"]]
+    by_id = {r["id"]: r for r in exported["requests"]}
+    assert by_id[with_consent["id"]].get("consent", []) == []
+    assert by_id[without["id"]]["consent"] == ["man-city", "man-united"]
+    after = dict(m.Request.objects.values_list("key", "pk"))
+    assert {k: after[k] for k in before} == before and "r99" in after
+
+
 def test_an_invalid_file_writes_nothing() -> None:
     doc = document(SCENARIOS[0])
     doc["requests"][0]["crew"] = 0

@@ -357,29 +357,57 @@ def _venue(
 
 
 def _requests(match: m.Match, scenario: Scenario, orgs: dict[str, m.Organisation]) -> None:
+    """The match's requests as the file lists them: each written (made, or its row
+    changed), with its consent, in a few statements for the match, not some for each
+    request (a season's load writes 16,000); those the file no longer lists deleted."""
     zones = {z.key: z for z in match.venue.zones.all()}
-    kept = []
+    rows = {r.key: r for r in match.requests.all()}
+    made, changed = [], []
     for n, request in enumerate(scenario.requests_of(match.key)):
-        row, _ = m.Request.objects.update_or_create(
-            match=match,
-            key=request.id,
-            defaults={
-                "by": orgs[request.by],
-                "zone": zones[request.zone],
-                "phases": list(request.phases),
-                "crew": request.crew,
-                "cameras": request.cameras,
-                "submitted": request.submitted,
-                "submitted_offset": offset(request.submitted),
-                "locked": request.locked,
-                "revoked": "",  # the file is the truth for what it lists
-                "consent_refused": False,
-                "position": n,
-            },
-        )
-        row.consent.set([orgs[o] for o in sorted(request.consent)])
-        kept.append(row.pk)
-    match.requests.exclude(pk__in=kept).delete()
+        values = {
+            "by": orgs[request.by],
+            "zone": zones[request.zone],
+            "phases": list(request.phases),
+            "crew": request.crew,
+            "cameras": request.cameras,
+            "submitted": request.submitted,
+            "submitted_offset": offset(request.submitted),
+            "locked": request.locked,
+            "revoked": "",  # the file is the truth for what it lists
+            "consent_refused": False,
+            "position": n,
+        }
+        row = rows.get(request.id)
+        if row is None:
+            made.append(m.Request(match=match, key=request.id, **values))
+        else:
+            for name, value in values.items():
+                setattr(row, name, value)
+            changed.append(row)
+    listed = {r.id: r for r in scenario.requests_of(match.key)}
+    match.requests.exclude(key__in=listed).delete()
+    m.Request.objects.bulk_create(made, batch_size=500)
+    m.Request.objects.bulk_update(changed, REQUEST_FIELDS, batch_size=500)
+    # Consent, as the file gives it: the pairs it lacks made, those it no longer has gone.
+    keys = dict(match.requests.values_list("key", "pk"))
+    wanted = {(keys[k], orgs[o].pk) for k, r in listed.items() for o in r.consent}
+    given = m.Request.consent.through.objects.filter(request__match=match)
+    had = set(given.values_list("request_id", "organisation_id"))
+    for request_id, organisation_id in had - wanted:
+        given.filter(request_id=request_id, organisation_id=organisation_id).delete()
+    m.Request.consent.through.objects.bulk_create(
+        [
+            m.Request.consent.through(request_id=request_id, organisation_id=organisation_id)
+            for request_id, organisation_id in sorted(wanted - had)
+        ],
+        batch_size=500,
+    )
+
+
+REQUEST_FIELDS = [
+    "by", "zone", "phases", "crew", "cameras", "submitted", "submitted_offset", "locked",
+    "revoked", "consent_refused", "position",
+]  # fmt: skip
 
 
 def _incidents(match: m.Match, document: dict[str, Any]) -> None:
