@@ -73,8 +73,13 @@ def load(document: dict[str, Any], replace: bool = False) -> Loaded:
             keys = sorted(match.id for match in scenario.matches)
             # In the order of primary keys, as the admin takes them (admin_checks.lock).
             matches = m.Match.objects.select_for_update().filter(key__in=keys).order_by("pk")
-            existing = list(matches)
-            before = {row.key: export(row.key, season=False) for row in existing}  # itself
+            existing = list(matches.select_related("competition"))
+            # The no-show bar of each competition once, not once for each match exported.
+            bars = {row.competition_id: no_show_bar(row.competition) for row in existing}
+            before = {
+                row.key: export(row.key, season=False, bar=bars[row.competition_id])
+                for row in existing
+            }  # each match itself
             _write(document, scenario)
             changed = _record(scenario, before, replace)
     except ProtectedError as error:
@@ -233,8 +238,11 @@ def _record(scenario: Scenario, before: dict[str, dict[str, Any]], replace: bool
     ids of the matches changed."""
     refused: dict[str, list[str]] = {}
     changed: list[str] = []
+    competition = m.Competition.objects.get(key=scenario.competition.id)
+    bar = no_show_bar(competition)  # the file's one competition: once, not for each match
     for match in scenario.matches:
-        after = export(match.id, season=False)  # the match itself: what the load changed
+        # The match itself: what the load changed.
+        after = export(match.id, season=False, bar=bar)
         row = m.Match.objects.get(key=match.id)
         lost = _web_changes(row) if match.id in before else []
         if before.get(match.id) == after:
@@ -448,6 +456,7 @@ def export(
     now: datetime | None = None,
     read: tuple[m.Match, list[m.Request]] | None = None,
     season: bool = True,
+    bar: dict[tuple[str, str], int] | None = None,
 ) -> dict[str, Any]:
     """One match as a scenario document, with everything it needs and nothing else.
     Without `entries`: its frame, no requests and no incidents (what a new one is checked
@@ -457,7 +466,8 @@ def export(
     already by the caller (a page reads them once, not once more for the export).
     `season`: under season rules, the competition's other matches too (`_with_season`:
     what the engine decides the match with); without, the rules are dropped (the match
-    alone, as a club's officer may read it)."""
+    alone, as a club's officer may read it). `bar`: the competition's no-show bar
+    (`no_show_bar`), worked out already by a caller exporting many of its matches."""
     if read is not None:
         match, every = read
     else:
@@ -496,7 +506,7 @@ def export(
         ],
         "matches": [match_json(match)],
         "requests": _barred(
-            match, [_held(request_json(match.key, r), held.get(r.key), r) for r in requests]
+            match, bar, [_held(request_json(match.key, r), held.get(r.key), r) for r in requests]
         ),
         "incidents": [_incident(match.key, i) for i in incidents],
     }
@@ -652,10 +662,13 @@ def match_json(match: m.Match) -> dict[str, Any]:
     }
 
 
-def _barred(match: m.Match, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _barred(
+    match: m.Match, bar: dict[tuple[str, str], int] | None, requests: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """The requests, each that the no-show bar refuses with its `no_shows` (the desk's
     side of docs/scenario-extensions.md, "The no-show bar": the core decides it)."""
-    bar = no_show_bar(match.competition) if requests else {}
+    if bar is None:
+        bar = no_show_bar(match.competition) if requests else {}
     return [
         {**r, "no_shows": bar[match.key, r["id"]]} if (match.key, r["id"]) in bar else r
         for r in requests
