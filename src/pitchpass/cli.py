@@ -231,6 +231,16 @@ def season(
             dir_okay=False, show_default=False,
         ),
     ] = None,
+    hindsight: Annotated[
+        bool,
+        typer.Option(
+            "--hindsight",
+            help="Compare the season published match by match (each match decided in"
+            " kick-off order with the grants before it held) with the season decided"
+            " jointly with hindsight: grants, minimums, rotations, and the refusals"
+            " hindsight avoids.",
+        ),
+    ] = False,
 ) -> None:  # fmt: skip
     """Decide the whole season with its season rules and report, per organisation, club and
     rotation: granted of asked, quotas used, minimums met or owed, turns, strikes."""
@@ -238,7 +248,13 @@ def season(
 
     if plot is not None and plot.suffix.lower() != ".svg":
         _fail([Problem("--plot", f"the plot is an SVG: name it .svg, not {plot.name}")], as_json)
+    if plot is not None and hindsight:
+        _fail([Problem("--plot", "draws the season's report, not --hindsight: one or the other")],
+              as_json)  # fmt: skip
     scenario = _load(file, as_json)
+    if hindsight:
+        _hindsight(scenario, as_json)
+        return
     results = _run(lambda: decide_all(scenario), as_json)
     report = season_report(scenario, results)
     if plot is not None:
@@ -1051,11 +1067,11 @@ PROGRESS_FROM = 1000  # matches: a run this long shows a progress bar on a termi
 
 
 @contextlib.contextmanager
-def _progress(matches: int) -> Iterator[Callable[[int], None] | None]:
-    """A progress bar on standard error for a long run (PROGRESS_FROM matches or more) when
-    it is a terminal, or when PITCHPASS_PROGRESS=1; none otherwise (a pipe, CI logs)."""
+def _progress(matches: int, least: int = PROGRESS_FROM) -> Iterator[Callable[[int], None] | None]:
+    """A progress bar on standard error for a long run (`least` matches or more) when it is
+    a terminal, or when PITCHPASS_PROGRESS=1; none otherwise (a pipe, CI logs)."""
     wanted = os.environ.get("PITCHPASS_PROGRESS", "")
-    if wanted != "1" and (wanted == "0" or matches < PROGRESS_FROM or not sys.stderr.isatty()):
+    if wanted != "1" and (wanted == "0" or matches < least or not sys.stderr.isatty()):
         yield None
         return
     from rich.console import Console
@@ -1065,6 +1081,27 @@ def _progress(matches: int) -> Iterator[Callable[[int], None] | None]:
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task("deciding", total=matches)
         yield lambda n: bar.advance(task, n)
+
+
+HINDSIGHT_PROGRESS_FROM = 20  # matches: each is a decide of its own, with those before it
+
+
+def _hindsight(scenario: Scenario, as_json: bool) -> None:
+    """`season --hindsight`: the season match by match against hindsight (core.hindsight)."""
+    from pitchpass.core.hindsight import compared, hindsight
+    from pitchpass.season_print import print_hindsight
+
+    with _progress(len(scenario.matches), HINDSIGHT_PROGRESS_FROM) as done:
+        step = None if done is None else (lambda _n, _of: done(1))
+        found = _run(lambda: hindsight(scenario, step), as_json)
+    report = compared(scenario, found)
+    if as_json:
+        _print_json(report)
+        return
+    if scenario.policy.season is None:
+        out.print("no season rules (policy.season): each match decided on its own, so"
+                  " hindsight changes nothing", style="dim")  # fmt: skip
+    print_hindsight(out, report)
 
 
 def _run(work: Callable[[], Any], as_json: bool) -> Any:

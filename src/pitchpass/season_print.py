@@ -82,3 +82,60 @@ def _rotations(rotations: list[dict[str, Any]]) -> Table:
         turns = ", ".join(f"{t['organisation']} {t['turns']}" for t in rotation["turns"])
         table.add_row(rotation_label(rotation), str(rotation["spread"]), turns or "nobody asked")
     return table
+
+
+def print_hindsight(console: Console, report: dict[str, Any]) -> None:
+    """`season --hindsight` (core.hindsight.compared) as tables: what deciding match by
+    match cost against hindsight, and each refusal hindsight avoids, named."""
+    granted, names = report["granted"], report["names"]
+    console.print(
+        f"Granted: {granted['match_by_match']} match by match, {granted['hindsight']} with"
+        " hindsight (the whole season decided at once, exactly)"
+    )
+    orgs = Table(title="Organisations: granted", title_justify="left")
+    for name, justify in (("organisation", "left"), ("asked", "right"),
+                          ("match by match", "right"), ("hindsight", "right")):  # fmt: skip
+        orgs.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for row in report["organisations"]:
+        orgs.add_row(row["name"], str(row["asked"]), str(row["match_by_match"]),
+                     _marked(row["hindsight"], row["match_by_match"]))  # fmt: skip
+    console.print(orgs)
+    if report["minimums"]:
+        table = Table(title="Minimums: granted", title_justify="left")
+        for name in ("minimum", "club", "to", "at least", "match by match", "hindsight"):
+            table.add_column(name)
+        for row in report["minimums"]:
+            table.add_row(row["minimum"], names.get(row["club"], row["club"]),
+                          names.get(row["to"], row["to"]), str(row["at_least"]),
+                          str(row["match_by_match"]),
+                          _marked(row["hindsight"], row["match_by_match"]))  # fmt: skip
+        console.print(table)
+    if report["rotations"]:
+        table = Table(title="Rotations: spread of turns (most less fewest)", title_justify="left")
+        for name in ("rotation", "match by match", "hindsight"):
+            table.add_column(name)
+        for row in report["rotations"]:
+            table.add_row(rotation_label(row), str(row["match_by_match"]),
+                          _marked(row["hindsight"], row["match_by_match"]))  # fmt: skip
+        console.print(table)
+    for key, title in (
+        ("avoidable", "Refused match by match, granted with hindsight"),
+        ("hindsight_refuses", "Granted match by match, refused with hindsight"),
+    ):
+        rows = report[key]
+        if not rows:
+            console.print(f"{title}: none")
+            continue
+        table = Table(title=title, title_justify="left")
+        for name in ("match", "request", "organisation", "refused for"):
+            table.add_column(name, overflow="fold")
+        for row in rows:
+            table.add_row(row["match"], row["request"],
+                          names.get(row["organisation"], row["organisation"]),
+                          "; ".join(row["reasons"]))  # fmt: skip
+        console.print(table)
+
+
+def _marked(value: int, before: int) -> Text | str:
+    """A figure that differs from deciding match by match, in bold."""
+    return Text(str(value), style="bold") if value != before else str(value)

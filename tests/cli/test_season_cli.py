@@ -106,3 +106,22 @@ def test_what_if_of_one_match_counts_the_changes_the_season_makes_elsewhere() ->
     assert f"and {n} more change{'s' if n > 1 else ''} at other matches" in one.stdout
     shown = json.loads(run("what-if", EXAMPLE, "--grant", "p4", "--match", "m4", "--json").stdout)
     assert [c["request"] for c in shown["changes"]] == ["p4"]  # the contract's shape, m4 only
+
+
+def test_hindsight_compares_the_season_match_by_match_with_the_whole(tmp_path: Path) -> None:
+    doc = yaml.safe_load(EXAMPLE.read_text())
+    next(r for r in doc["requests"] if r["id"] == "p3")["submitted"] = "2026-07-01T08:00:00Z"
+    path = tmp_path / "season.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    result = run("season", path, "--hindsight", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert set(report) >= {"granted", "organisations", "minimums", "rotations", "avoidable"}
+    assert "p3" in [x["request"] for x in report["avoidable"] if x["match"] == "m3"]
+    table = run("season", path, "--hindsight")
+    assert table.exit_code == 0, table.output
+    for words in ("match by match", "Refused match by match, granted with hindsight", "p3",
+                  "Documentary Films"):  # fmt: skip
+        assert words in table.stdout
+    both = run("season", path, "--hindsight", "--plot", tmp_path / "x.svg")
+    assert both.exit_code != 0 and "--plot" in both.output
