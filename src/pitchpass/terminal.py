@@ -129,6 +129,8 @@ def caught_by(scenario: Scenario, coverage: Coverage) -> Text:
 def print_decisions(console: Console, scenario: Scenario, results: Sequence[MatchResult]) -> None:
     for result in results:
         console.rule(match_heading(scenario, result))
+        for note in result.unproven:  # the solver's time limit passed first: said at the top
+            console.print(Text(note.text(), style="bold yellow"))
         wide = console.width >= WIDE
         console.print(requests_table(scenario, result, with_reasons=wide))
         if not wide and any(d.reasons for d in result.decisions):

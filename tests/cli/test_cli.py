@@ -43,6 +43,23 @@ def test_decide_tables_show_requests_grid_and_incidents() -> None:
     assert "caught by r27" in result.stdout
 
 
+def test_a_solver_out_of_time_decides_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never "nothing decided": exit 0 with the best choice found, marked in the table
+    and, in the JSON, by the match's "unproven" (docs/scenario-extensions.md)."""
+    from pitchpass.core import solver
+
+    monkeypatch.setattr(solver, "TIME_LIMIT_SECONDS", 0.0)
+    table = run("decide", SEED)
+    assert table.exit_code == 0
+    assert "not proven the best choice for match mun-mci-2017-12-10" in table.stdout
+    result = run("decide", SEED, "--json")
+    assert result.exit_code == 0, result.stderr
+    (match,) = json.loads(result.stdout)["matches"]
+    (said,) = match["unproven"]
+    assert said["objective"] == "granted[tier 0]" and said["most"] is None
+    assert "the best choice found is kept" in said["message"]
+
+
 def test_decide_one_match(tmp_path: Path) -> None:
     result = run(
         "decide", ROOT / "scenarios" / "european-night.yaml", "--json", "--match", "atl-bre"

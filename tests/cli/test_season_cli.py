@@ -125,3 +125,20 @@ def test_hindsight_compares_the_season_match_by_match_with_the_whole(tmp_path: P
         assert words in table.stdout
     both = run("season", path, "--hindsight", "--plot", tmp_path / "x.svg")
     assert both.exit_code != 0 and "--plot" in both.output
+
+
+def test_a_season_out_of_solver_time_is_reported_and_marked(monkeypatch) -> None:
+    """The report and hindsight stand on the best choices found, and say they are not
+    proven the best (docs/scenario-extensions.md, "When the solver runs out of time")."""
+    from pitchpass.core import solver
+
+    monkeypatch.setattr(solver, "TIME_LIMIT_SECONDS", 0.0)
+    for extra in ((), ("--hindsight",)):
+        result = run("season", EXAMPLE, "--json", *extra)
+        assert result.exit_code == 0, result.stderr
+        said = json.loads(result.stdout)["unproven"]
+        assert said and all(s.startswith("not proven the best choice for ") for s in said)
+        table = run("season", EXAMPLE, *extra)
+        assert table.exit_code == 0 and said[0][:40] in table.stdout
+    monkeypatch.setattr(solver, "TIME_LIMIT_SECONDS", 60.0)
+    assert "unproven" not in json.loads(run("season", EXAMPLE, "--json").stdout)

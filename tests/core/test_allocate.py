@@ -9,7 +9,7 @@ import pytest
 
 from pitchpass.core import solver
 from pitchpass.core.allocate import Item, first_come, most_granted, within_reach
-from pitchpass.core.problems import SolverFailed
+from pitchpass.core.problems import Unproven
 
 CELL = ("tunnel", "post-match")
 OTHER = ("pitch", "post-match")
@@ -52,11 +52,43 @@ def test_tier_counts_come_before_the_tie_break() -> None:
     assert most_granted({CELL: 3}, [*high, *low]) == {"h001", "h002", "l000"}
 
 
-def test_a_solve_that_is_not_proven_optimal_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_when_the_time_limit_passes_first_the_best_found_is_kept_and_said(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Never "nothing decided": with no time to search, the first-come choice (which holds)
+    is kept, and the answer says it is not proven the best."""
     monkeypatch.setattr(solver, "TIME_LIMIT_SECONDS", 1e-9)
     ordered = items(*[1, 2, 3] * 40)
-    with pytest.raises(SolverFailed, match="did not prove"):
-        most_granted({CELL: 50}, ordered, "m1")
+    unproven: list[Unproven] = []
+    granted = most_granted({CELL: 50}, ordered, "m1", unproven)
+    crews = {i.id: i.crew for i in ordered}
+    assert sum(crews[i] for i in granted) <= 50
+    assert len(granted) >= len(first_come({CELL: 50}, ordered))
+    (note,) = unproven
+    assert note.where == "match m1" and note.objective == "granted[tier 0]"
+    assert note.found == len(granted) and (note.most is None or note.most > note.found)
+    assert note.text().startswith("not proven the best choice for match m1: the time limit")
+
+
+def test_a_match_given_time_says_nothing_unproven() -> None:
+    unproven: list[Unproven] = []
+    assert most_granted({CELL: 50}, items(*[1, 2, 3] * 40), "m1", unproven)
+    assert unproven == []
+
+
+def test_the_bound_is_read_objective_by_objective() -> None:
+    """The solver bounds the packed sum; the first objective that may count more than was
+    found is named with the most it can count among choices equal before it."""
+    chunk = [("a", (0, 1, 2)), ("b", (3, 4)), ("c", (5,))]  # weights 6, 2, 1
+    found = [1, 1, 0, 1, 0, 0]  # a = 2, b = 1, c = 0: packed 2*6 + 1*2 = 14
+    assert solver._place_values(chunk) == [6, 2, 1]
+    note = solver._unproven("match m", chunk, found, -17.0, 3.0)  # at most 17 = 2*6 + 2*2 + 1
+    assert note is not None and (note.objective, note.found, note.most) == ("b", 1, 2)
+    note = solver._unproven("match m", chunk, found, -18.0, 3.0)  # 18 = 3*6: a could be 3
+    assert note is not None and (note.objective, note.found, note.most) == ("a", 2, 3)
+    note = solver._unproven("match m", chunk, found, -15.0, 3.0)  # only c could be 1
+    assert note is not None and (note.objective, note.found, note.most) == ("c", 0, 1)
+    assert solver._unproven("match m", chunk, found, -14.0, 3.0) is None  # proven after all
 
 
 def test_a_match_without_contention_never_imports_the_solver() -> None:

@@ -299,16 +299,31 @@ def test_a_did_you_mean_for_an_unknown_organisation() -> None:
     assert 'did you mean "sky-sports"' in refused.value.problems[0].message
 
 
-def test_nothing_is_decided_when_the_solver_cannot_prove_the_best(
+def test_when_the_time_limit_passes_first_the_season_keeps_a_choice_that_holds(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Never "nothing decided": with no time to search, each group keeps the best choice
+    found (at worst its first-come choice), within every place and quota, and each of its
+    matches says it is not proven the best, in the JSON too."""
     from pitchpass.core import solver
-    from pitchpass.core.problems import SolverFailed
+    from pitchpass.core.report import match_json
+    from pitchpass.core.season_report import season_report
 
     monkeypatch.setattr(solver, "TIME_LIMIT_SECONDS", 1e-9)
     scenario = load_document(yaml.safe_load(EXAMPLE.read_text()))
-    with pytest.raises(SolverFailed, match=r"did not prove the best choice .*nothing decided"):
-        decide(scenario)
+    results = decide(scenario)
+    assert all(u.used <= u.capacity for r in results for u in r.usage)
+    assert all(q["used"] <= q["at_most"] for q in season_report(scenario, results)["quotas"])
+    linked = [r for r in results if r.unproven]
+    assert linked, "the example season links matches through its rules"
+    for result in linked:
+        said = match_json(result)["unproven"]
+        assert [s["message"] for s in said] == [note.text() for note in result.unproven]
+        assert all(note.limit == 1e-9 for note in result.unproven)
+        assert any(note.where.startswith("the season's ") for note in result.unproven)
+    monkeypatch.setattr(solver, "TIME_LIMIT_SECONDS", 60.0)
+    assert not any(r.unproven for r in decide(scenario))
+    assert all("unproven" not in match_json(r) for r in decide(scenario))
 
 
 @settings(max_examples=examples(100))
@@ -337,9 +352,9 @@ def test_a_huge_minimum_makes_no_more_of_the_model_than_its_requests(
     made: list[int] = []
     solve = solver.solve_lexicographic
 
-    def counting(names: Any, *rest: Any) -> Any:
+    def counting(names: Any, *rest: Any, **named: Any) -> Any:
         made.append(len(names))
-        return solve(names, *rest)
+        return solve(names, *rest, **named)
 
     monkeypatch.setattr(solver, "solve_lexicographic", counting)
     doc = yaml.safe_load(EXAMPLE.read_text())

@@ -40,14 +40,30 @@ def test_ids_too_long_or_with_a_slash_are_bad_input(api, who, path, body) -> Non
     assert not m.AuditEntry.objects.exclude(action="load").filter(match__isnull=False).exists()
 
 
-def test_a_solver_that_proves_nothing_is_503(api, monkeypatch) -> None:
+def test_a_solver_out_of_time_still_decides_and_says_so(api, monkeypatch) -> None:
+    """Never "nothing decided" (issue 27, section 3): the run keeps the best choice found
+    (here the first-come one, with no time to search), says it is not proven the best, and
+    the officer's board says so beside the Publish button."""
+    from django.contrib.auth.models import User
+    from django.test import Client
+
     from pitchpass.core import solver
 
     monkeypatch.setattr(solver, "TIME_LIMIT_SECONDS", 0.0)
     response = post(api["officer"], "/decide")
-    assert response.status_code == 503
-    assert response.json()["code"] == "solver-failed" and set(response.json()) == SHAPE
-    assert not m.DecisionRun.objects.exists()
+    assert response.status_code == 200, response.json()
+    (said,) = response.json()["unproven"]
+    assert said["message"].startswith(f"not proven the best choice for match {MATCH}: the time")
+    assert said["most"] is None and said["message"].endswith("the best choice found is kept")
+    run = m.DecisionRun.objects.get()
+    assert run.output["unproven"] == [said]
+    page = Client()
+    page.force_login(User.objects.get(username="officer"))
+    board = page.get(f"/matches/{MATCH}/").content.decode()
+    assert 'id="unproven"' in board and said["message"] in board
+    monkeypatch.setattr(solver, "TIME_LIMIT_SECONDS", 60.0)
+    assert "unproven" not in post(api["officer"], "/decide").json()
+    assert 'id="unproven"' not in page.get(f"/matches/{MATCH}/").content.decode()
 
 
 def _conflict(response) -> None:

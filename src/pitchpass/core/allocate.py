@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from pitchpass.core.linked import linked_groups
 from pitchpass.core.places import Cell
+from pitchpass.core.problems import Unproven
 
 
 class Item(NamedTuple):
@@ -44,9 +45,13 @@ def first_come(room: Mapping[Cell, int], ordered: Sequence[Item]) -> set[str]:
     return granted
 
 
-def most_granted(room: Mapping[Cell, int], ordered: Sequence[Item], label: str = "") -> set[str]:
+def most_granted(
+    room: Mapping[Cell, int], ordered: Sequence[Item], label: str = "",
+    unproven: list[Unproven] | None = None,
+) -> set[str]:  # fmt: skip
     """The exact choice of SCENARIO.md: most of each tier in turn, then the
-    lexicographically greatest set in `ordered` (priority) order."""
+    lexicographically greatest set in `ordered` (priority) order; where the solver's time
+    limit passed first, the best found, said in `unproven` (solver.Unproven)."""
     fits = within_reach(room, [i for i in ordered if all(room[c] >= i.crew for c in i.cells)])
     demand: dict[Cell, int] = {}
     for item in fits:
@@ -62,7 +67,7 @@ def most_granted(room: Mapping[Cell, int], ordered: Sequence[Item], label: str =
 
         for group in groups:
             cells = sorted({c for item in group for c in item.cells if c in contended})
-            granted |= solve_group(group, {c: room[c] for c in cells}, label)
+            granted |= solve_group(group, {c: room[c] for c in cells}, label, unproven)
     return granted
 
 

@@ -12,6 +12,7 @@ from pitchpass.core.coverage import Coverage, cover
 from pitchpass.core.model import Match, Request, Scenario
 from pitchpass.core.places import Cell, capacities, footprint
 from pitchpass.core.policy import club_names, ineligibility, tier_of
+from pitchpass.core.problems import Unproven
 from pitchpass.core.reasons import Reason, capacity_reason
 
 
@@ -37,6 +38,8 @@ class MatchResult:
     decisions: tuple[Decision, ...]  # requests of the match in document order
     usage: tuple[Usage, ...]  # zones in document order, phases in plan order
     incidents: tuple[Coverage, ...]
+    # Where the solver's time limit passed before the choice was proven the best (kept).
+    unproven: tuple[Unproven, ...] = ()
 
     def decision(self, request_id: str) -> Decision:
         return next(d for d in self.decisions if d.request.id == request_id)
@@ -84,7 +87,8 @@ def decide_match(scenario: Scenario, match_id: str) -> MatchResult:
     if scenario.policy.season is not None:
         return decide(scenario, [match_id])[0]
     setting = set_up(scenario, match_id)
-    return finish(scenario, setting, choose(scenario, setting))
+    unproven: list[Unproven] = []
+    return finish(scenario, setting, choose(scenario, setting, unproven), unproven=unproven)
 
 
 def set_up(scenario: Scenario, match_id: str) -> Setting:
@@ -109,12 +113,15 @@ def set_up(scenario: Scenario, match_id: str) -> Setting:
     return Setting(match, requests, tiers, barred, items, capacity, room)
 
 
-def choose(scenario: Scenario, setting: Setting) -> set[str]:
-    """The ids the match on its own grants besides its locked requests (SCENARIO.md 4)."""
+def choose(
+    scenario: Scenario, setting: Setting, unproven: list[Unproven] | None = None
+) -> set[str]:
+    """The ids the match on its own grants besides its locked requests (SCENARIO.md 4);
+    in `unproven`, where the solver's time limit passed before its best was proven."""
     ordered = [setting.items[r.id] for r in setting.ordered()]
     if scenario.policy.within_tier is Mode.FIRST_COME:
         return first_come(setting.room, ordered)
-    return most_granted(setting.room, ordered, setting.match.id)
+    return most_granted(setting.room, ordered, setting.match.id, unproven)
 
 
 def finish(
@@ -122,6 +129,7 @@ def finish(
     setting: Setting,
     chosen: set[str],
     more: Mapping[str, tuple[Reason, ...]] | None = None,
+    unproven: Iterable[Unproven] = (),
 ) -> MatchResult:
     """The match's result with `chosen` granted besides its locked requests; `more`: the
     season's own reasons of some requests (season_decide), after those of SCENARIO.md."""
@@ -157,6 +165,7 @@ def finish(
             cover(i, venue, scenario.phases, granted)
             for i in scenario.incidents_of(setting.match.id)
         ),
+        tuple(unproven),
     )
 
 

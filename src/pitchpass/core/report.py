@@ -15,7 +15,7 @@ def decide_json(results: Iterable[MatchResult]) -> dict[str, Any]:
 
 
 def match_json(result: MatchResult) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "match": result.match.id,
         "decisions": [
             {
@@ -32,6 +32,13 @@ def match_json(result: MatchResult) -> dict[str, Any]:
         ],
         "incidents": [coverage_json(c) for c in result.incidents],
     }
+    if result.unproven:  # only where the solver's time limit passed (docs: "Unproven")
+        out["unproven"] = [
+            {"objective": u.objective, "found": u.found, "most": u.most,
+             "seconds": round(u.seconds, 1), "message": u.text()}
+            for u in result.unproven
+        ]  # fmt: skip
+    return out
 
 
 def coverage_json(coverage: Coverage) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from pitchpass.core.decide import MatchResult, Setting, choose, finish, set_up
 from pitchpass.core.linked import linked_groups
 from pitchpass.core.model import Request, Scenario, SeasonRules
 from pitchpass.core.places import Cell
+from pitchpass.core.problems import Unproven
 from pitchpass.core.reasons import Reason
 from pitchpass.core.season_rules import (
     PairKey,
@@ -65,6 +66,8 @@ class Season:
     by_match: dict[str, list[Entry]] = field(default_factory=dict)
     linked_by: dict[str, list[str]] = field(default_factory=dict)  # request -> group's rules
     names: dict[str, str] = field(default_factory=dict)  # organisations' names, for texts
+    # match -> where the solver's time limit passed before the choice was proven the best
+    unproven: dict[str, list[Unproven]] = field(default_factory=dict)
 
     def at(self, match_id: str) -> list[Entry]:
         """The entries of one match."""
@@ -78,7 +81,10 @@ def decide_season(scenario: Scenario) -> tuple[MatchResult, ...]:
     settings = [set_up(scenario, m.id) for m in scenario.matches]
     season = solve_season(scenario, settings)
     more = season_reasons(scenario, season)
-    return tuple(finish(scenario, s, season.granted, more) for s in settings)
+    return tuple(
+        finish(scenario, s, season.granted, more, season.unproven.get(s.match.id, ()))
+        for s in settings
+    )
 
 
 def solve_season(scenario: Scenario, settings: list[Setting]) -> Season:
@@ -141,11 +147,14 @@ def solve_season(scenario: Scenario, settings: list[Setting]) -> Season:
     links = _Links(contended, binding, open_pairs, active)
     season = Season(rules, entries, granted, plain, names=names_of(scenario))
     for group in _groups(searched, links):
-        granted |= _solve(scenario, rules, group, links, counts, turns, room_for)
+        unproven: list[Unproven] = []
+        granted |= _solve(scenario, rules, group, links, counts, turns, room_for, unproven)
         # The rules binding at each match, else those binding among the group's matches.
         at_match: dict[str, list[Entry]] = {}
         for e in group:
             at_match.setdefault(e.setting.match.id, []).append(e)
+        for match_id in at_match:
+            season.unproven.setdefault(match_id, []).extend(unproven)
         whole = _rules_of(rules, group, links, season.names)
         for entries_here in at_match.values():
             said = _rules_of(rules, entries_here, links, season.names) or whole
@@ -208,13 +217,16 @@ def _order(e: Entry) -> tuple[int, datetime, str]:
 def _solve(
     scenario: Scenario, rules: SeasonRules, group: list[Entry], links: _Links,
     counts: dict[PairKey, int], turns: list[dict[str, int]], room_for: Callable[[QuotaKey], int],
+    unproven: list[Unproven],
 ) -> set[str]:  # fmt: skip
+    """The group's choice; where the solver's time limit passed first, the best found,
+    said in `unproven`."""
     if not any(links.seasonal(e) for e in group):  # one match's own contention: as on its own
         setting = group[0].setting
         items = [e.item for e in group]
         if scenario.policy.within_tier is Mode.FIRST_COME:
             return first_come(setting.room, items)
-        return most_granted(setting.room, items, setting.match.id)
+        return most_granted(setting.room, items, setting.match.id, unproven)
     from pitchpass.core.solver import solve_lexicographic  # imports OR-Tools only when needed
 
     names = [f"grant[{e.request.id}]" for e in group]
@@ -247,6 +259,7 @@ def _solve(
                             room_for(k)))  # fmt: skip
     objectives: list[tuple[str, tuple[int, ...]]] = []
     shortfall: list[int] = []
+    unary: list[tuple[list[int], list[int]]] = []  # counters in unary, the grants they count
     for p, held in pairs.items():
         # No more of the minimum can be met here than there are requests to count for it.
         need = min(rules.minimums[p[0]].at_least - counts.get(p, 0), len(held))
@@ -254,6 +267,7 @@ def _solve(
         constraints.append((f"minimum[{p[0]}, {p[1]}, {p[2]}]", [*made, *held],
                             [1] * len(made) + [-1] * len(held), LOWEST, 0))  # fmt: skip
         shortfall += made
+        unary.append((made, held))
     if shortfall:
         objectives.append(("minimums", tuple(shortfall)))
     for r in sorted(rotations):
@@ -271,6 +285,7 @@ def _solve(
                                     [1, -1], 0, 1))  # fmt: skip
             for j, y in enumerate(ys, start=1):
                 levels.setdefault(base + j, []).append(y)
+            unary.append((ys, held))
         objectives += [(f"rotation[{r}] turns >= {v}", tuple(levels[v])) for v in sorted(levels)]
     if scenario.policy.within_tier is Mode.MOST_GRANTED:
         ranks = sorted({e.item.rank for e in group})
@@ -283,8 +298,40 @@ def _solve(
     label = f"the season's {len(matches)} linked matches ({', '.join(matches[:3])}" + (
         ", ...)" if len(matches) > 3 else ")"
     )
-    values = solve_lexicographic(names, constraints, objectives, label)
-    return {e.request.id for e, value in zip(group, values, strict=False) if value}
+    start = _first_come(group, len(names), constraints, unary)
+    solved = solve_lexicographic(names, constraints, objectives, label, start=start)
+    if solved.unproven is not None:
+        unproven.append(solved.unproven)
+    return {e.request.id for e, value in zip(group, solved.values, strict=False) if value}
+
+
+def _first_come(
+    group: list[Entry],
+    size: int,
+    constraints: list[tuple[str, list[int], list[int], int, int]],
+    unary: list[tuple[list[int], list[int]]],
+) -> list[int]:
+    """A choice of the group's model that holds (kept should the solver find none in its
+    time): its requests in the policy's order, each granted while every place and quota
+    constraint it counts in has room; each counter in unary counts what that grants."""
+    values = [0] * size
+    bounded = [(variables, coeffs, high) for name, variables, coeffs, _low, high in constraints
+               if name.startswith(("places[", "quota["))]  # fmt: skip
+    weight_in: list[list[tuple[int, int]]] = [[] for _ in group]  # request -> (constraint, coeff)
+    for c, (variables, coeffs, _high) in enumerate(bounded):
+        for v, coeff in zip(variables, coeffs, strict=True):
+            weight_in[v].append((c, coeff))
+    used = [0] * len(bounded)
+    for n in range(len(group)):  # the group is in the policy's order
+        if all(used[c] + coeff <= bounded[c][2] for c, coeff in weight_in[n]):
+            values[n] = 1
+            for c, coeff in weight_in[n]:
+                used[c] += coeff
+    for counters, held in unary:
+        count = min(len(counters), sum(values[n] for n in held))
+        for j, v in enumerate(counters):
+            values[v] = int(j < count)
+    return values
 
 
 def _variable(names: list[str], name: str) -> int:

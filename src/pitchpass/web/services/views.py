@@ -233,6 +233,8 @@ class Board:
     live: Live | None = None  # the match-day header (services/live.py)
     door_conflicts: list[str] = field(default_factory=list)  # while the header is not on
     season: Standing | None = None  # where the season stands (core.season_rules.standing)
+    # The run's choice, where the solver's time limit passed before it was proven the best.
+    unproven: list[str] = field(default_factory=list)
 
 
 def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime) -> Board:
@@ -303,6 +305,9 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         live=live,
         door_conflicts=conflicts_after(user, match, live),
         season=_quietly(lambda: season_standing(match), None) if manages else None,
+        unproven=[u["message"] for u in run.output.get("unproven", [])]
+        if manages and run and not stale
+        else [],
     )
 
 
