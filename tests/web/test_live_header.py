@@ -42,6 +42,8 @@ def test_the_clock_says_the_phase_the_minute_and_stoppage_time(desk) -> None:
     assert stoppage is not None
     assert (stoppage.clock.phase, stoppage.clock.football) == ("first-half", "45+2")
     assert stoppage.log_minute == "45+2"  # as the incident form reads it: clock minute 46
+    late = _live("officer", 112.9)  # the header's minute is the form's "now": both cut
+    assert late is not None and (late.clock.whole, late.log_minute) == (112, "112")
     assert _live("docs", 46.5).log_minute is None  # media users log no incidents
     assert _live("officer", 180 + 16) is None  # the doors closed 15 minutes after the end
 

@@ -239,6 +239,8 @@ def test_the_board_offers_the_place_and_its_buttons_to_its_organisation_only(des
         pages[name].force_login(_user(name))
     board = pages["docs"].get(f"/matches/{SEED}/").content.decode()
     assert "Waitlist and places offered" in board and "Accept the place" in board
+    # Offered a place, the crew is no longer told it was refused where it would catch one.
+    assert "would have caught this: r24" not in board
     assert "r24" not in pages["bt"].get(f"/matches/{SEED}/").content.decode()
     officer = pages["officer"].get(f"/matches/{SEED}/").content.decode()
     assert "r24" in officer and "offered a place for post-match, open until" in officer

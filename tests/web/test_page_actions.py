@@ -204,6 +204,11 @@ def test_steward_logs_an_incident_and_a_bad_minute_keeps_the_text(site) -> None:
     assert "post-match 112 to 180" in bad.content.decode()  # the form says how minutes count
     nowhere = steward.post(f"{BOARD}incidents/", {"zone": "", "minute": "3", "what": "x"})
     assert "choose the zone where it happened" in nowhere.content.decode()
+    for odd in ("٣٣", "1_0", "1e1", "nan", "inf", "+3", "3."):  # ASCII digits, as the API
+        refused = steward.post(f"{BOARD}incidents/", {"zone": "tunnel", "minute": odd})
+        assert (
+            refused.status_code == 400 and "the minute must be a number" in refused.content.decode()
+        )
     untold = steward.post(f"{BOARD}incidents/", {"zone": "tunnel", "minute": "-5", "what": " "})
     assert untold.status_code == 302  # what happened is optional, as in the API
     officer = signed_in("officer")
@@ -438,6 +443,9 @@ def test_a_revoked_grant_stays_out_and_its_places_go_to_others(site) -> None:
     ).content.decode()
     row = page.split('id="request-r02"')[1].split("</tr>")[0]
     assert "revoked" in row and "accreditation withdrawn" in row and "Override" not in row
+    twice = officer.post(f"{BOARD}requests/r02/revoke/", {"reason": "from an old tab"})
+    assert twice.status_code == 409  # said as it is, not "not published"
+    assert "r02&quot; is taken back already (accreditation withdrawn)" in twice.content.decode()
     again = officer.post(f"{BOARD}decide/", follow=True).content.decode()
     assert "Decided: 36 granted, 0 refused." in again  # r24 takes r02's two places
     assert "revoked" in again.split('id="request-r02"')[1].split("</tr>")[0]
@@ -1087,7 +1095,7 @@ def test_an_incident_form_sent_twice_logs_one_and_a_wild_minute_is_refused(site)
     assert "Incident incident-1 logged." in first
     assert "This form was already sent: incident incident-1." in again
     assert m.Incident.objects.count() == before + 1
-    wild = steward.post(f"{BOARD}incidents/", {**typed, "minute": "1e9", "once": "x"})
+    wild = steward.post(f"{BOARD}incidents/", {**typed, "minute": "99999", "once": "x"})
     assert wild.status_code == 400
     assert "the minute must be within a day of kick-off, -1440 to 1440" in wild.content.decode()
 

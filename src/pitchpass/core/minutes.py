@@ -86,6 +86,12 @@ class Clock:
     next_start: float | None
 
     @property
+    def whole(self) -> int:
+        """The clock minute as the header shows it: cut, as the incident form's "now" is
+        (minute 112.6 is 112, as a clock reads 12:52 until 12:53)."""
+        return math.floor(self.minute)
+
+    @property
     def typed(self) -> str:
         """The minute as the header shows it and the incident form takes it: in a half the
         football minute ("87'", or stoppage time as the referee's board shows it, "45+2"),

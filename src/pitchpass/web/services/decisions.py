@@ -374,8 +374,17 @@ def do_revoke(user: User, match_key: str, request_id: str, reason: str) -> None:
         row = match.requests.filter(key=request_id).first()
         if row is None:
             raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "id")
+        if not row.locked and row.revoked:  # taken back already: say so, and why
+            raise ServiceError(
+                ErrorCode.CONFLICT,
+                f'request "{request_id}" is taken back already ({row.revoked}): nothing to revoke',
+            )
         if not row.locked:
-            raise ServiceError(ErrorCode.CONFLICT, f'request "{request_id}" is not published')
+            raise ServiceError(
+                ErrorCode.CONFLICT,
+                f'request "{request_id}" holds no published grant: only a published grant is'
+                " revoked (a proposal is changed by a decide, or refused by hand)",
+            )
         row.locked, row.revoked = False, reason.strip()
         row.save(update_fields=["locked", "revoked"])
         recorded(match)  # out of every decision from now on: the record says revoked
@@ -763,8 +772,8 @@ def missed(user: User, match: m.Match, uncaught: set[str]) -> dict[str, list[dic
     `would_have_caught`), each {"request", "org", "capacity"}: `capacity` the places per
     "zone@phase" that would have let it in, when room alone refused it (else empty). Those
     who manage the match see every such request as the match stands; others only their
-    own, as the current run refused them. `grantable`: a grant by hand of it has room (a
-    what-if granting it outright can be asked)."""
+    own, as every view shows them refused (the record over the run). `grantable`: a grant
+    by hand of it has room (a what-if granting it outright can be asked)."""
     scenario, overridden = _as_it_stands(match, None)
     result = overridden.result
     if access.manages(user, match):
@@ -772,7 +781,10 @@ def missed(user: User, match: m.Match, uncaught: set[str]) -> dict[str, list[dic
     else:
         run = latest_run(match)
         seen = access.seen_list(user, match)
-        mine = {k for k, d in decided_in(run, seen).items() if d["status"] == Status.REFUSED}
+        # Refused as every view shows it: the record over the run (one offered a place
+        # since, or granted again, is not refused).
+        shown = as_recorded(match, run, seen)
+        mine = {k for k, d in shown.items() if d["status"] == Status.REFUSED}
         refused = [d for d in result.decisions if d.request.id in mine]
     by_id = {d.request.id: d for d in refused}
     kept = list(overridden.kept)

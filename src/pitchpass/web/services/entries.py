@@ -7,6 +7,7 @@ match at once are serialised and no zone is ever over-booked. Deciding is decisi
 from __future__ import annotations
 
 import copy
+import re
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -580,6 +581,7 @@ def do_consent(user: User, match_key: str, request_id: str, given: bool) -> Cons
 
 
 INCIDENT_FIELDS = ("id", "zone", "minute", "at", "what")
+CLOCK_MINUTE = re.compile(r"-?[0-9]{1,5}(\.[0-9]{1,3})?")  # a clock minute as typed: "93", "-30.5"
 
 
 def check_logs_incidents(user: User) -> None:
@@ -656,15 +658,16 @@ def typed_minute(match: m.Match, text: str) -> float:
         raise ServiceError(ErrorCode.INVALID, str(error), "minute") from None
     if football is not None:
         return football
-    try:
+    # ASCII digits only, as every form's numbers: float() would take "٣٣", "1_0", "1e1"
+    # and "nan", which the API refuses.
+    if CLOCK_MINUTE.fullmatch(text.strip()):
         return float(text.strip())
-    except ValueError:
-        raise ServiceError(
-            ErrorCode.INVALID,
-            "the minute must be a number (minutes after kick-off, such as 93) or a football"
-            """ minute ("87'", or stoppage time "45+2", "90+3")""",
-            "minute",
-        ) from None
+    raise ServiceError(
+        ErrorCode.INVALID,
+        "the minute must be a number (minutes after kick-off, such as 93) or a football"
+        """ minute ("87'", or stoppage time "45+2", "90+3")""",
+        "minute",
+    )
 
 
 def football_of(match: m.Match, clock: float) -> str | None:
