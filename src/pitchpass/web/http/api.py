@@ -37,6 +37,7 @@ from pitchpass.web.http.schemas import (
     ConsentOut,
     CoverageOut,
     Created,
+    DecidedTogetherOut,
     DecideOut,
     DecisionsOut,
     MatchOut,
@@ -44,6 +45,7 @@ from pitchpass.web.http.schemas import (
     OfferOut,
     PassOut,
     PublishedOut,
+    PublishedTogetherOut,
     RequestOut,
     RevokedOut,
     SeasonOut,
@@ -55,6 +57,7 @@ from pitchpass.web.services import (
     accounts,
     doors,
     entries,
+    matchweek,
     notices,
     retries,
     season,
@@ -290,6 +293,37 @@ def list_notices(request: HttpRequest, kind: str | None = None) -> list[dict[str
 )
 def season_report(request: HttpRequest, competition: str) -> dict[str, Any]:
     return season.season_of(request.auth, competition).as_json()  # type: ignore[attr-defined]
+
+
+class TogetherIn(Schema):
+    """Matches of the competition decided or published together (a matchweek)."""
+
+    matches: list[str]
+
+
+@api.post(
+    "/competitions/{competition}/decide",
+    response=answers({200: DecidedTogetherOut}),
+    exclude_unset=True,
+    summary="Decide matches of the competition together, jointly under its season rules (admins)",
+    throttle=throttles.WRITES,
+)
+@idempotent
+def decide_together(request: HttpRequest, competition: str, body: TogetherIn) -> dict[str, Any]:
+    decided = matchweek.do_decide_together(request.auth, body.matches, competition)  # type: ignore[attr-defined]
+    return {"matches": list(decided.values())}
+
+
+@api.post(
+    "/competitions/{competition}/publish",
+    response=answers({200: PublishedTogetherOut}),
+    summary="Publish matches of the competition together: all or none (admins)",
+    throttle=throttles.WRITES,
+)
+@idempotent
+def publish_together(request: HttpRequest, competition: str, body: TogetherIn) -> dict[str, Any]:
+    published = matchweek.do_publish_together(request.auth, body.matches, competition)  # type: ignore[attr-defined]
+    return {"published": published}
 
 
 @api.get(

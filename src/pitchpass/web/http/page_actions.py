@@ -21,8 +21,23 @@ from django.utils import timezone
 from pitchpass.core.codes import Status
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.http.forms import IncidentForm, OverrideForm, ReasonForm, RequestForm
-from pitchpass.web.http.pages import context, page_404, render_board, room_hint, user_of
-from pitchpass.web.services import decisions, entries, notices, sent_forms, views, waitlist
+from pitchpass.web.http.pages import (
+    context,
+    page_404,
+    render_board,
+    render_matches,
+    room_hint,
+    user_of,
+)
+from pitchpass.web.services import (
+    decisions,
+    entries,
+    matchweek,
+    notices,
+    sent_forms,
+    views,
+    waitlist,
+)
 
 
 def _on_board(request: HttpRequest, match_key: str, act: Callable[[], str]) -> HttpResponse:
@@ -61,6 +76,41 @@ def decide(request: HttpRequest, match_key: str) -> HttpResponse:
         return done
 
     return _on_board(request, match_key, act)
+
+
+@login_required
+def together(request: HttpRequest) -> HttpResponse:
+    """The match list's "Decide together" and "Publish together" (a league admin's
+    matchweek: services/matchweek.py); back to the list, with the error and the matches
+    ticked kept on failure."""
+    if request.method != "POST":
+        return redirect("pitchpass:matches")
+    user = user_of(request)
+    ticked = [str(k)[:200] for k in request.POST.getlist("match")[: matchweek.MAX_TOGETHER + 1]]
+    try:
+        if request.POST.get("action") == "publish":
+            published = matchweek.do_publish_together(user, ticked)
+            done = "Published together: " + "; ".join(
+                f"{key}, {len(newly)} grant{'s' if len(newly) != 1 else ''} locked"
+                for key, newly in published.items()
+            )
+        elif request.POST.get("action") == "decide":
+            decided = matchweek.do_decide_together(user, ticked)
+            done = "Decided together (publish them together, or each from its board): " + "; ".join(
+                f"{key}, {_counted(output)}" for key, output in decided.items()
+            )
+        else:
+            raise ServiceError(ErrorCode.INVALID, "choose Decide together or Publish together")
+    except ServiceError as error:
+        return render_matches(request, error, ticked)
+    messages.success(request, done + ".")
+    return redirect("pitchpass:matches")
+
+
+def _counted(output: dict[str, Any]) -> str:
+    refused = sum(d["status"] == Status.REFUSED for d in output["decisions"])
+    said = f"{len(output['decisions']) - refused} granted, {refused} refused"
+    return said + (" (not proven the best: see its board)" if output.get("unproven") else "")
 
 
 @login_required

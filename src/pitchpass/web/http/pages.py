@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Collection
 from dataclasses import fields
 from typing import Any
 
@@ -19,7 +20,7 @@ from django.utils.functional import SimpleLazyObject
 
 from pitchpass.core.notices import WORDS
 from pitchpass.web.errors import ErrorCode, ServiceError
-from pitchpass.web.services import board, live, notices, season, views
+from pitchpass.web.services import board, live, matchweek, notices, season, views
 
 
 def user_of(request: HttpRequest) -> User:
@@ -83,14 +84,31 @@ def page_404(error: ServiceError) -> ServiceError:
 
 @login_required
 def matches(request: HttpRequest) -> HttpResponse:
-    coming, past = views.match_list(user_of(request), timezone.now())
+    return render_matches(request)
+
+
+def render_matches(
+    request: HttpRequest, error: ServiceError | None = None, ticked: Collection[str] = ()
+) -> HttpResponse:
+    """The match list; after a failed "together" action, with its error and the matches
+    ticked kept."""
+    user = user_of(request)
+    coming, past = views.match_list(user, timezone.now())
     sections = [
         ("Coming", coming, "No coming matches you may see."),
         ("Past", past, "No past matches you may see."),
     ]
-    seasons = season.competitions(user_of(request))
-    values = context(request, sections=sections, seasons=seasons)
-    return render(request, "pitchpass/matches.html", values)
+    seasons = season.competitions(user)
+    values = context(
+        request,
+        sections=sections,
+        seasons=seasons,
+        together=matchweek.offered(user) and bool(coming),
+        ticked=set(ticked),
+        max_together=matchweek.MAX_TOGETHER,
+        error=error,
+    )
+    return render(request, "pitchpass/matches.html", values, status=error.status if error else 200)
 
 
 @login_required

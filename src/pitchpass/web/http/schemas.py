@@ -163,13 +163,33 @@ class CoveredOut(Out):
     covered_by: list[SourceOut]
 
 
+class UnprovenOut(Out):
+    """The solver's time limit passed before the choice was proven the best: the best
+    found is kept (docs/scenario-extensions.md, "When the solver runs out of time")."""
+
+    objective: str
+    found: int
+    most: int | None
+    seconds: float
+    message: str
+
+
 class DecideOut(Out):
-    """SCENARIO.md's output for one match."""
+    """SCENARIO.md's output for one match; `unproven` only where the solver ran out of time."""
 
     match: str
     decisions: list[DecisionOut]
     usage: list[UsageOut]
     incidents: list[CoveredOut]
+    unproven: list[UnprovenOut] | None = None
+
+
+class DecidedTogetherOut(Out):
+    matches: list[DecideOut]
+
+
+class PublishedTogetherOut(Out):
+    published: dict[str, list[str]]  # match -> the ids newly published
 
 
 class DecisionsOut(DecideOut):

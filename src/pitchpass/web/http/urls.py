@@ -11,6 +11,7 @@ one = f"{match}requests/<str:request_id>/"
 page_patterns = (
     [
         path("", pages.matches, name="matches"),
+        path("together/", page_actions.together, name="together"),
         path("notices/", pages.notice_list, name="notices"),
         path("notices/choose/", page_actions.choose_notices, name="choose-notices"),
         path("calendar/", export_pages.calendar_page, name="calendar"),

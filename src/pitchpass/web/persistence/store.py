@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
@@ -457,6 +458,7 @@ def export(
     read: tuple[m.Match, list[m.Request]] | None = None,
     season: bool = True,
     bar: dict[tuple[str, str], int] | None = None,
+    together: Sequence[str] = (),
 ) -> dict[str, Any]:
     """One match as a scenario document, with everything it needs and nothing else.
     Without `entries`: its frame, no requests and no incidents (what a new one is checked
@@ -467,7 +469,10 @@ def export(
     `season`: under season rules, the competition's other matches too (`_with_season`:
     what the engine decides the match with); without, the rules are dropped (the match
     alone, as a club's officer may read it). `bar`: the competition's no-show bar
-    (`no_show_bar`), worked out already by a caller exporting many of its matches."""
+    (`no_show_bar`), worked out already by a caller exporting many of its matches.
+    `together`: other matches of the competition decided with this one (a matchweek),
+    with their requests and incidents as their own exports have them, not only what they
+    hold."""
     if read is not None:
         match, every = read
     else:
@@ -511,11 +516,43 @@ def export(
         "incidents": [_incident(match.key, i) for i in incidents],
     }
     if entries and season and competition.season is not None:
-        _with_season(document, match, now)
+        _with_season(document, match, now, together)
+    elif together:
+        _with_matches(document, together, now)
     return document
 
 
-def _with_season(document: dict[str, Any], match: m.Match, now: datetime | None) -> None:
+def _with_matches(document: dict[str, Any], keys: Sequence[str], now: datetime | None) -> None:
+    """Other matches of the competition decided with the document's (a matchweek without
+    season rules: each is still decided on its own), as their own exports have them."""
+    matches = {o["id"]: o for o in document["matches"]}
+    venues = {v["id"]: v for v in document["venues"]}
+    organisations = {o["id"]: o for o in document["organisations"]}
+    taken = {r["id"] for r in document["requests"]}
+    seen_incidents = {i["id"] for i in document["incidents"]}
+    for key in keys:
+        own = export(key, now=now, season=False)
+        matches.update({o["id"]: o for o in own["matches"]})
+        venues.update({v["id"]: v for v in own["venues"] if v["id"] not in venues})
+        organisations.update({o["id"]: o for o in own["organisations"]})
+        document["requests"] += [_unique(r, key, taken) for r in own["requests"]]
+        document["incidents"] += [_unique(i, key, seen_incidents) for i in own["incidents"]]
+    document["matches"] = list(matches.values())
+    document["venues"] = list(venues.values())
+    document["organisations"] = list(organisations.values())
+
+
+def _unique(entry: dict[str, Any], match_key: str, taken: set[str]) -> dict[str, Any]:
+    """A request or incident of another match, written `match:id` where its id is taken."""
+    if entry["id"] in taken:
+        entry = {**entry, "id": f"{match_key}:{entry['id']}"}
+    taken.add(entry["id"])
+    return entry
+
+
+def _with_season(
+    document: dict[str, Any], match: m.Match, now: datetime | None, together: Sequence[str] = ()
+) -> None:
     """The season the match is decided in (docs/scenario-extensions.md, "Season rules on
     the desk"): the competition's rules, and what its other matches hold (published
     grants, accepted and open offers), `locked`: what the season has used of a quota, the
@@ -523,7 +560,8 @@ def _with_season(document: dict[str, Any], match: m.Match, now: datetime | None)
     decided with this match's (each is decided when its own match is), so a decide reads
     the history only, not the whole season. Matches in the competition's order; an id
     taken already in the document is written `match:id`. Every organisation and venue,
-    as a rule may name any."""
+    as a rule may name any. `together`: matches decided with this one (a matchweek), with
+    their open requests and their incidents too."""
     competition = match.competition
     document["policy"]["season"] = competition.season
     every = list(
@@ -535,6 +573,7 @@ def _with_season(document: dict[str, Any], match: m.Match, now: datetime | None)
     rows = list(
         m.Request.objects.filter(holding, match__competition=competition, revoked="")
         .exclude(match=match)
+        .exclude(match__key__in=together)
         .select_related("by", "zone", "offer", "match")
         .order_by("position")
     )  # a place held is held whatever consent it had: none is read (nor written)
@@ -548,6 +587,12 @@ def _with_season(document: dict[str, Any], match: m.Match, now: datetime | None)
             one["id"] = f"{r.match.key}:{r.key}"
         taken.add(one["id"])
         by_match.setdefault(r.match_id, []).append(one)
+    seen_incidents = {i["id"] for i in document["incidents"]}
+    for key in together:  # decided with this match: as its own export has it
+        own = export(key, now=now, season=False)
+        pk = next(o.pk for o in every if o.key == key)
+        by_match[pk] = [_unique(r, key, taken) for r in own["requests"]]
+        document["incidents"] += [_unique(i, key, seen_incidents) for i in own["incidents"]]
     seen = {v["id"] for v in document["venues"]}
     venues = m.Venue.objects.filter(pk__in={o.venue_id for o in every}).exclude(key__in=seen)
     venues = venues.prefetch_related("zones", "cameras__zone", "cameras__operator")

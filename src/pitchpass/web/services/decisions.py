@@ -65,12 +65,12 @@ def do_decide(user: User, match_key: str) -> dict[str, Any]:
     with transaction.atomic():
         match = managed(user, match_key)
         output = match_json(decide_match(scenario_of(match), match.key))
-        run = _save_run(match, user, output, [])
+        run = save_run(match, user, output, [])
         audit(user, "decide", match, f"run {run.number}", None, output)
         return output
 
 
-def _save_run(
+def save_run(
     match: m.Match, user: User, output: dict[str, Any], overrides: list[dict[str, str]]
 ) -> m.DecisionRun:
     number = (match.runs.aggregate(n=Max("number"))["n"] or 0) + 1
@@ -157,7 +157,7 @@ def do_override(
             ),
             None,  # submitted since the run was made
         )
-        _save_run(match, user, output, [_stored(o) for o in overrides])
+        save_run(match, user, output, [_stored(o) for o in overrides])
         audit(user, "override", match, request_id, before, {"status": status, "reason": reason})
         return output
 

@@ -1,6 +1,7 @@
 // The pages' few behaviours, from a file (the Content-Security-Policy allows no inline
 // script). Events are caught on the document, so parts HTMX swaps in behave alike.
 //   form[data-confirm]          asks before sending (Decide, Publish, Revoke, Withdraw)
+//   button[data-confirm]        asks before sending by that button (Publish together)
 //   form[data-once]             sent once: its buttons are disabled as it goes
 //   input[data-excludes=NAME]   ticked, unticks the input NAME of the same table row
 //   body[data-address]          the address bar set back to the board after an error
@@ -11,7 +12,9 @@ document.addEventListener("submit", function (event) {
   if (!(form instanceof HTMLFormElement)) {
     return;
   }
-  var question = form.getAttribute("data-confirm");
+  var button = event.submitter;
+  var question =
+    (button && button.getAttribute("data-confirm")) || form.getAttribute("data-confirm");
   if (question && !window.confirm(question)) {
     event.preventDefault();
     return;
