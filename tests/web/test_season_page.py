@@ -129,8 +129,65 @@ def test_the_report_is_decided_once_for_the_same_data(
     assert client.get("/competitions/mini-league/season.svg").status_code == 200
     assert league["admin"].get(API).status_code == 200
     assert len(decided) == 1
-    # Any change is other data: decided again, and seen.
-    m.Request.objects.filter(key="p3").update(submitted="2026-08-28T10:00:00+01:00")  # late
+    # Any change (here a load: every write moves a match's version on) is other data:
+    # decided again, and seen.
+    late = document()
+    next(r for r in late["requests"] if r["id"] == "p3")["submitted"] = "2026-08-28T10:00:00+01:00"
+    store.load(late)
     again = league["admin"].get(API).json()
     assert len(decided) == 2
     assert again["quotas"][0]["refused"] == 1  # p4 only: p3 is late now
+    assert league["admin"].get(API).json() == again and len(decided) == 2  # kept again
+    # A load changing only the season rules moves no match's version: the rules are in
+    # the version too.
+    late["policy"]["season"]["quotas"][0]["at_most"] += 1
+    store.load(late)
+    assert (
+        league["admin"].get(API).json()["quotas"][0]["at_most"] == again["quotas"][0]["at_most"] + 1
+    )
+    assert len(decided) == 3
+
+
+def test_the_page_sums_up_first_then_filters_and_pages(
+    league: dict[str, Client], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27, section 5: a summary of the whole season first; filters by organisation,
+    club and rule (values it does not know are ignored, and it says so by not marking
+    them); long tables paged, each page's links keeping the filters."""
+    from django.contrib.auth.models import User
+
+    from pitchpass.web.services import season
+
+    admin = User.objects.get(username="admin")
+    whole = season.season_page(admin, "mini-league", {}, {})
+    report = whole.view.report
+    assert whole.summary["granted"] == sum(o["granted"] for o in report["organisations"])
+    assert whole.summary["minimums"] == len(report["minimums"])
+    assert ("quota:0", "quota 1: Documentary Films, at most 2 requests a season") in (
+        whole.options["rule"]
+    )
+    sky = season.season_page(admin, "mini-league", {"org": "sky-sports"}, {})
+    assert [o["organisation"] for o in sky.organisations] == ["sky-sports"]
+    assert sky.minimums.rows and all(
+        "sky-sports" in (x["club"], x["to"]) for x in sky.minimums.rows
+    )
+    assert sky.quotas.total == 0  # the quota is the documentary's
+    north = season.season_page(admin, "mini-league", {"club": "north-fc"}, {})
+    assert {x["club"] for x in north.minimums.rows} == {"north-fc"}
+    rule = season.season_page(admin, "mini-league", {"rule": "minimum:enhancements"}, {})
+    assert rule.quotas.total == 0 and rule.rotations == [] and rule.minimums.total
+    odd = season.season_page(admin, "mini-league", {"org": "<nobody>", "rule": "quota:9"}, {})
+    assert odd.filters == {"org": "", "club": "", "rule": ""}
+    assert odd.minimums.total == whole.minimums.total
+    # Paged: two rows a page here, the asked page clamped to those there are.
+    monkeypatch.setattr(season, "PER_PAGE", 2)
+    pages = {"minimums": "999", "quotas": "abc"}
+    paged = season.season_page(admin, "mini-league", {}, pages)
+    assert paged.minimums.page == paged.minimums.pages > 1 and len(paged.minimums.rows) <= 2
+    assert paged.quotas.page == 1
+    text = league["admin-page"].get("/competitions/mini-league/season/?club=north-fc").content
+    said = text.decode()
+    assert "Summary" in said and "requests granted." in said
+    assert 'value="north-fc" selected' in said and "Show everything" in said
+    first = league["admin-page"].get("/competitions/mini-league/season/").content.decode()
+    assert 'href="?minimums_page=2#minimums"' in first

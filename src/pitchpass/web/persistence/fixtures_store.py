@@ -4,10 +4,13 @@ created and each it moves changed under its lock, versioned and audited."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import datetime
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Count, Max, Sum
 
 from pitchpass.core.fixture_files import Fixture
 from pitchpass.core.fixtures import Imported, import_fixtures
@@ -48,6 +51,18 @@ def competition_document(competition: m.Competition) -> dict[str, Any]:
         "requests": [store.request_json(r.match.key, r) for r in requests],
         "incidents": [],
     }
+
+
+def season_version(competition: m.Competition) -> str:
+    """What every write to the competition moves on, read in one query: each change of a
+    match (a request, a consent, a decide, a publish, a match-day event, a load or an admin
+    edit of what it uses) moves its version on, so the sum of its matches' versions, with
+    their count and newest row (a match added or removed), and the season rules (a load
+    changing only them moves no match) say whether `season_document` could differ."""
+    seen = competition.matches.aggregate(n=Count("pk"), total=Sum("version"), last=Max("pk"))
+    rules = json.dumps(competition.season, sort_keys=True, default=str).encode()
+    said = hashlib.sha256(rules).hexdigest()[:16]
+    return f"{competition.pk}.{seen['n']}.{seen['total'] or 0}.{seen['last'] or 0}.{said}"
 
 
 def season_document(competition: m.Competition) -> dict[str, Any]:
