@@ -3,16 +3,19 @@ reports, shown; the JSON is the API's (GET /api/competitions/{competition}/seaso
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse
 
 from pitchpass.season_print import rotation_label
 from pitchpass.web.errors import ServiceError
 from pitchpass.web.http.pages import context, page_404, user_of
-from pitchpass.web.services import season
+from pitchpass.web.services import hindsight, season
 
 
 def _view(request: HttpRequest, competition_key: str) -> season.SeasonView:
@@ -45,11 +48,58 @@ def season_page(request: HttpRequest, competition_key: str) -> HttpResponse:
     ]
     values = context(
         request, view=view, page=page, organisations=organisations, labels=labels,
+        hindsight=_hindsight(request, competition_key, view),
         quotas=quotas, minimums=minimums, rotations=rotations,
         quotas_pages=_links(page, "quotas"), minimums_pages=_links(page, "minimums"),
         filtered=any(page.filters.values()),
     )  # fmt: skip
     return render(request, "pitchpass/season.html", values)
+
+
+def _hindsight(
+    request: HttpRequest, competition_key: str, view: season.SeasonView
+) -> dict[str, Any]:
+    """The hindsight section: its state, and of its result what differs, names for ids."""
+    found = hindsight.hindsight_of(user_of(request), competition_key)
+    out: dict[str, Any] = {"found": found, "shown": hindsight.SHOWN}
+    result = found.result
+    if result is None:
+        return out
+    called = view.called
+    out["organisations"] = [o for o in result["organisations"]
+                            if o["match_by_match"] != o["hindsight"]]  # fmt: skip
+    out["minimums"] = [
+        {**x, "club": called(x["club"]), "to": called(x["to"])}
+        for x in result["minimums"]
+        if x["match_by_match"] != x["hindsight"]
+    ]
+    out["rotations"] = result["rotations"]
+    for key in ("avoidable", "hindsight_refuses"):
+        out[key] = [
+            {**r, "request": r["request"].removeprefix(f"{r['match']}:"),
+             "organisation": called(r["organisation"])}
+            for r in result[key][: hindsight.SHOWN]
+        ]  # fmt: skip
+        out[f"{key}_all"] = len(result[key])
+    return out
+
+
+@login_required
+def ask_hindsight(request: HttpRequest, competition_key: str) -> HttpResponse:
+    """The season page's "Work it out": queued for the worker; back to the page."""
+    if request.method == "POST":
+        try:
+            asked = hindsight.do_ask_hindsight(user_of(request), competition_key)
+        except ServiceError as refused:
+            raise page_404(refused) from None
+        said = (
+            "The worker is working out the price of deciding match by match: each match is a"
+            " decide of its own (about a minute for 380 matches); reload this page to see it."
+            if asked
+            else "It is being worked out already, or made for the season as it is."
+        )
+        messages.info(request, said)
+    return redirect(reverse("pitchpass:season", args=[competition_key]) + "#hindsight")
 
 
 def _links(page: season.SeasonPage, table: str) -> dict[str, str]:

@@ -18,6 +18,11 @@ page_patterns = (
         path("feeds/<str:secret>.ics", export_pages.feed, name="feed"),
         path("competitions/<str:competition_key>/season/", season_pages.season_page, name="season"),
         path(
+            "competitions/<str:competition_key>/hindsight/",
+            season_pages.ask_hindsight,
+            name="ask-hindsight",
+        ),
+        path(
             "competitions/<str:competition_key>/season.svg",
             season_pages.season_plot,
             name="season-plot",

@@ -70,6 +70,25 @@ class Competition(models.Model):
         return self.name
 
 
+class Hindsight(models.Model):
+    """The price of deciding a competition match by match (core.hindsight), worked out by
+    the worker: asked from the season page at one version of the competition's data
+    (`wanted`: fixtures_store.season_version), `result` is `pitchpass season --hindsight
+    --json`'s at the version `made`, or `failed` says why the last try failed."""
+
+    competition = models.OneToOneField(
+        Competition, on_delete=models.CASCADE, related_name="hindsight"
+    )
+    wanted = models.CharField(max_length=200, blank=True, default="")
+    asked = models.DateTimeField(null=True, blank=True)
+    made = models.CharField(max_length=200, blank=True, default="")
+    done = models.DateTimeField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True, default=None)
+    matches_done = models.PositiveIntegerField(default=0)  # progress, as it works
+    matches = models.PositiveIntegerField(default=0)
+    failed = models.TextField(blank=True, default="")
+
+
 class Tier(models.Model):
     competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="tiers")
     name = models.CharField(max_length=100)
