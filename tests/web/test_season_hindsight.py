@@ -63,3 +63,29 @@ def test_hindsight_is_asked_from_the_page_and_worked_out_by_the_worker() -> None
     changed = admin.get(PAGE).content.decode()
     assert said in changed and "before the season's latest changes" in changed
     assert "Work it out again</button>" in changed
+
+
+def test_the_api_asks_and_reads_hindsight_as_the_page_does() -> None:
+    from pitchpass.web.services.accounts import do_create_token
+
+    store.load(document())
+    do_add_user("admin", "admin", None, "pw-for-tests-only-7")
+    do_add_user("sky", "media", "sky-sports", "pw-for-tests-only-7")
+    admin = Client(HTTP_AUTHORIZATION=f"Bearer {do_create_token('admin')}")
+    sky = Client(HTTP_AUTHORIZATION=f"Bearer {do_create_token('sky')}")
+    url = "/api/competitions/mini-league/hindsight"
+    assert admin.get(url).json() == {
+        "result": None, "current": False, "working": False, "matches_done": 0, "matches": 0,
+        "failed": "", "made": "",
+    }  # fmt: skip
+    assert sky.get(url).status_code == 403 and sky.post(url).status_code == 403
+    assert admin.get("/api/competitions/no-such/hindsight").status_code == 404
+    first = admin.post(url)
+    assert first.status_code == 202 and first.json() == {"asked": True}
+    assert admin.post(url).json() == {"asked": False}  # queued once
+    assert admin.get(url).json()["working"] is True
+    run(batch=True)
+    found = admin.get(url).json()
+    assert found["current"] and not found["working"] and found["result"]["granted"]
+    assert found["result"] == m.Hindsight.objects.get().result
+    assert admin.post(url).json() == {"asked": False}  # made for the data as it is

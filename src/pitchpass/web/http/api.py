@@ -7,6 +7,7 @@ OpenAPI at /api/openapi.json, docs at /api/docs. Auth: `Authorization: Bearer <t
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -33,6 +34,7 @@ from pitchpass.web.errors import DATABASE_AWAY, ErrorCode, ServiceError
 from pitchpass.web.http import throttles
 from pitchpass.web.http.schemas import (
     YAML_EXPORT,
+    AskedOut,
     CheckInOut,
     ConsentOut,
     CoverageOut,
@@ -40,6 +42,7 @@ from pitchpass.web.http.schemas import (
     DecidedTogetherOut,
     DecideOut,
     DecisionsOut,
+    HindsightOut,
     MatchOut,
     NoticeOut,
     OfferOut,
@@ -57,6 +60,7 @@ from pitchpass.web.services import (
     accounts,
     doors,
     entries,
+    hindsight,
     matchweek,
     notices,
     retries,
@@ -293,6 +297,27 @@ def list_notices(request: HttpRequest, kind: str | None = None) -> list[dict[str
 )
 def season_report(request: HttpRequest, competition: str) -> dict[str, Any]:
     return season.season_of(request.auth, competition).as_json()  # type: ignore[attr-defined]
+
+
+@api.get(
+    "/competitions/{competition}/hindsight",
+    response=answers({200: HindsightOut}),
+    summary="The price of deciding match by match, as the worker last worked it out (admins)",
+)
+def get_hindsight(request: HttpRequest, competition: str) -> dict[str, Any]:
+    found = hindsight.hindsight_of(request.auth, competition)  # type: ignore[attr-defined]
+    return dataclasses.asdict(found)
+
+
+@api.post(
+    "/competitions/{competition}/hindsight",
+    response=answers({202: AskedOut}),
+    summary="Have the worker work out the price of deciding match by match (admins)",
+    throttle=throttles.WRITES,
+)
+def ask_hindsight(request: HttpRequest, competition: str) -> Status[dict[str, bool]]:
+    asked = hindsight.do_ask_hindsight(request.auth, competition)  # type: ignore[attr-defined]
+    return Status(202, {"asked": asked})
 
 
 class TogetherIn(Schema):

@@ -256,6 +256,25 @@ class ConsentOut(Out):
     consent: bool
 
 
+class HindsightOut(Out):
+    """The price of deciding match by match (docs/scenario-extensions.md, "Hindsight"), as
+    the worker last worked it out: `result` is `pitchpass season --hindsight --json`'s
+    (null until made), `current` whether it is of the competition's data as it is now,
+    `working` whether the worker is at it (`matches_done` of `matches`)."""
+
+    result: dict[str, Any] | None
+    current: bool
+    working: bool
+    matches_done: int
+    matches: int
+    failed: str
+    made: str
+
+
+class AskedOut(Out):
+    asked: bool  # queued now; false: made already for the data as it is, or being made
+
+
 class SeasonOut(Out):
     """A competition's season report (docs/season-report.md): published grants fixed, the
     rest decided by its season rules; request ids in debts are written `match:id`."""
