@@ -82,4 +82,4 @@ def test_every_operation_declares_its_answers() -> None:
     assert undeclared == []
     assert (
         len([o for ops in schema["paths"].values() for o in ops]) == 26
-    )  # the matchweek: decide and publish together
+    )  # with the matchweek (decide, publish together) and hindsight (read, ask)
