@@ -69,6 +69,8 @@ def test_a_matchweek_is_published_all_or_none() -> None:
     with pytest.raises(ServiceError) as stale:
         matchweek.do_publish_together(users["admin"], [FIRST, SECOND])
     assert stale.value.code == "stale-run"
+    assert stale.value.message.startswith(f"{SECOND}: the match changed since the last decide")
+    assert stale.value.message.endswith("None of the 2 matches ticked was published.")
     assert not m.Request.objects.filter(locked=True).exists()
 
 
@@ -77,7 +79,7 @@ def test_only_a_league_admin_decides_together_and_says_why_not() -> None:
     users = _users()
     cases = [
         (users["officer"], [FIRST, SECOND], "forbidden", "a club's officer decides its own"),
-        (users["admin"], [], "invalid", "tick the matches"),
+        (users["admin"], [], "invalid", "tick the matches to decide or publish together"),
         (users["admin"], [FIRST, "no-such-match"], "not-found", 'no match "no-such-match"'),
         (users["admin"], [f"m{n}" for n in range(21)], "invalid", "at most 20 matches"),
         (users["admin"], [FIRST, "a\x00b"], "invalid", "NUL"),
@@ -161,3 +163,30 @@ def test_the_match_list_offers_a_league_admin_the_matchweek_and_says_what_it_did
     )
     assert f"Published together: {FIRST}, " in published
     assert m.Request.objects.filter(locked=True, key__in=sorted(SKY | SKY_AGAIN)).count() == 3
+
+
+def test_a_matchweek_run_is_stale_once_a_match_of_it_is_decided_again_alone() -> None:
+    """The helper's trial: decided together, then one match decided and published on its
+    own: the others' runs were decided with that match's requests as they were, and say
+    so; publishing them together again is refused until they are decided again."""
+    store.load(_two_matches())
+    users = _users()
+    matchweek.do_decide_together(users["admin"], [FIRST, SECOND])
+    decisions.do_decide(users["officer"], FIRST)
+    run = decisions.latest_run(m.Match.objects.get(key=SECOND))
+    why = decisions.season_changed(m.Match.objects.get(key=SECOND), run)
+    assert (
+        why
+        == f"{FIRST} was decided again on its own since run 1 decided them together with this match"
+    )
+    with pytest.raises(ServiceError) as refused:
+        decisions.do_publish(users["admin"], SECOND)
+    assert refused.value.code == "stale-run"
+    matchweek.do_decide_together(users["admin"], [FIRST, SECOND])
+    assert (
+        decisions.season_changed(
+            m.Match.objects.get(key=SECOND), decisions.latest_run(m.Match.objects.get(key=SECOND))
+        )
+        is None
+    )
+    matchweek.do_publish_together(users["admin"], [FIRST, SECOND])  # each current: both go

@@ -96,17 +96,47 @@ def test_a_clubs_officer_exports_its_match_alone_and_an_admin_the_season() -> No
     assert whole["policy"]["season"]["quotas"][0]["at_most"] == 3
 
 
-def test_a_publish_checks_the_season_again_and_refuses_past_a_quota() -> None:
-    # The second match decided (Sky granted some there, the rest of its 3 at the first);
-    # then, as if another officer published the first match with all three of Sky's
-    # requests granted meanwhile: publishing the second would take Sky past 3 of 3, and is
-    # refused with the quota, where the season stands and who counts.
+def test_a_run_decided_before_the_season_moved_on_elsewhere_is_stale() -> None:
+    # The second match decided (Sky granted its 3 there: nothing held at the first); then
+    # the first published with Sky's three: the second's run was decided with a season
+    # that is no more. Its board says so, Publish is not offered, and a publish is a 409.
+    store.load(_two_matches())
+    do_add_user("officer", "officer", "man-united", "pw-for-tests-only-7")
+    officer = User.objects.get(username="officer")
+    assert _granted(decisions.do_decide(officer, SECOND)) & SKY_AGAIN
+    decisions.do_decide(officer, FIRST)
+    decisions.do_publish(officer, FIRST)
+    page = Client()
+    page.force_login(officer)
+    board = page.get(f"/matches/{SECOND}/").content.decode()
+    said = "The season changed since run 1: another of its matches published, revoked"
+    assert said in board and 'action="/matches/mun-mci-2017-12-17/publish/"' not in board
+    with pytest.raises(ServiceError) as refused:
+        decisions.do_publish(officer, SECOND)
+    assert refused.value.code == "stale-run" and "the season changed since run 1" in (
+        refused.value.message
+    )
+    assert not m.Request.objects.filter(match__key=SECOND, locked=True).exists()
+    again = decisions.do_decide(officer, SECOND)  # decided again: the season as it stands
+    assert _granted(again) & SKY_AGAIN == set()
+    assert 'id="stale"' not in page.get(f"/matches/{SECOND}/").content.decode()
+    decisions.do_publish(officer, SECOND)
+
+
+def test_a_publish_checks_the_quotas_again_under_the_competitions_lock(monkeypatch) -> None:
+    # Two officers publishing at once: both runs are current when each checks (the other
+    # has not committed yet), so only the check under the competition's lock, with the
+    # season read after it, stands between them and a quota passed. That moment is made
+    # here by the first match's grants written behind the app and the run's own check
+    # passed (as the race passes it): publishing the second would take Sky past 3 of 3,
+    # and is refused with the quota, where the season stands and who counts.
     store.load(_two_matches())
     do_add_user("officer", "officer", "man-united", "pw-for-tests-only-7")
     officer = User.objects.get(username="officer")
     sky_second = _granted(decisions.do_decide(officer, SECOND)) & SKY_AGAIN
     assert sky_second
     m.Request.objects.filter(match__key=FIRST, key__in=sorted(SKY)).update(locked=True)
+    monkeypatch.setattr(decisions, "season_changed", lambda match, run: None)
     with pytest.raises(ServiceError) as refused:
         decisions.do_publish(officer, SECOND)
     said = refused.value.message
@@ -114,9 +144,6 @@ def test_a_publish_checks_the_season_again_and_refuses_past_a_quota() -> None:
     assert f"season quota of Sky Sports: {3 + len(sky_second)} of 3 requests" in said
     assert "r01" in said and all(key in said for key in sky_second)
     assert not m.Request.objects.filter(match__key=SECOND, locked=True).exists()  # nothing
-    again = decisions.do_decide(officer, SECOND)  # decided again: the season as it stands
-    assert _granted(again) & SKY_AGAIN == set()
-    decisions.do_publish(officer, SECOND)
 
 
 def test_the_officers_board_says_where_the_season_stands_and_media_do_not_see_it() -> None:

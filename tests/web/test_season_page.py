@@ -174,8 +174,10 @@ def test_the_page_sums_up_first_then_filters_and_pages(
     assert sky.quotas.total == 0  # the quota is the documentary's
     north = season.season_page(admin, "mini-league", {"club": "north-fc"}, {})
     assert {x["club"] for x in north.minimums.rows} == {"north-fc"}
+    assert len(north.organisations) == len(whole.organisations)  # season totals, whole
     rule = season.season_page(admin, "mini-league", {"rule": "minimum:enhancements"}, {})
     assert rule.quotas.total == 0 and rule.rotations == [] and rule.minimums.total
+    assert rule.shown == {"minimum"}  # the other rules' sections are not shown at all
     odd = season.season_page(admin, "mini-league", {"org": "<nobody>", "rule": "quota:9"}, {})
     assert odd.filters == {"org": "", "club": "", "rule": ""}
     assert odd.minimums.total == whole.minimums.total

@@ -398,6 +398,12 @@ class DecisionRun(models.Model):
         "auth.User", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     published = models.DateTimeField(null=True, blank=True, default=None)  # its grants locked
+    # Under season rules: what the competition's other matches held when it was made
+    # (store.held_digest; "" without rules), and, for a matchweek, the matches decided
+    # with it and the mark their runs share (services/matchweek.py).
+    season_held = models.CharField(max_length=64, blank=True, default="")
+    together = models.JSONField(default=list, blank=True)
+    batch = models.CharField(max_length=32, blank=True, default="")
 
     class Meta:
         ordering = ["match", "number"]

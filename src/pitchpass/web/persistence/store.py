@@ -9,6 +9,8 @@ exported file and what the web shows are the same by construction.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -569,19 +571,9 @@ def _with_season(
             "position", "pk"
         )
     )
-    holding = Q(locked=True) | Q(offer__state=m.Offer.OPEN)
-    rows = list(
-        m.Request.objects.filter(holding, match__competition=competition, revoked="")
-        .exclude(match=match)
-        .exclude(match__key__in=together)
-        .select_related("by", "zone", "offer", "match")
-        .order_by("position")
-    )  # a place held is held whatever consent it had: none is read (nor written)
     taken = {r["id"] for r in document["requests"]}
     by_match: dict[int, list[dict[str, Any]]] = {match.pk: document["requests"]}
-    for r in rows:
-        if not record.engine_locked(record_of(r.match, [r], now)[r.key].state):
-            continue  # an offer past its time holds nothing
+    for r in held_elsewhere(match, now, together):
         one = _held(request_json(r.match.key, r, consent=[]), True, r)
         if one["id"] in taken:
             one["id"] = f"{r.match.key}:{r.key}"
@@ -603,6 +595,36 @@ def _with_season(
     ]
     document["matches"] = [match_json(o) for o in every]
     document["requests"] = [r for o in every for r in by_match.get(o.pk, [])]
+
+
+def held_elsewhere(
+    match: m.Match, now: datetime | None = None, together: Sequence[str] = ()
+) -> list[m.Request]:
+    """What the competition's other matches (but those of `together`) hold that the
+    engine decides the match with under season rules: published grants, accepted offers
+    and offers open at `now`, in the competition's order of requests."""
+    holding = Q(locked=True) | Q(offer__state=m.Offer.OPEN)
+    rows = (
+        m.Request.objects.filter(holding, match__competition_id=match.competition_id, revoked="")
+        .exclude(match=match)
+        .exclude(match__key__in=together)
+        .select_related("by", "zone", "offer", "match")
+        .order_by("position")
+    )  # a place held is held whatever consent it had: none is read (nor written)
+    return [
+        r for r in rows if record.engine_locked(record_of(r.match, [r], now)[r.key].state)
+    ]  # an offer past its time holds nothing
+
+
+def held_digest(match: m.Match, now: datetime | None = None, together: Sequence[str] = ()) -> str:
+    """A fingerprint of `held_elsewhere`: a run decided under season rules is of the
+    season as it was while this stays the same (docs/scenario-extensions.md, "Season
+    rules on the desk")."""
+    held = sorted(
+        (r.match.key, r.key, r.zone.key, r.crew, list(held_phases(r)))
+        for r in held_elsewhere(match, now, together)
+    )
+    return hashlib.sha256(json.dumps(held).encode()).hexdigest()
 
 
 def _held(request: dict[str, Any], held: bool | None, row: m.Request) -> dict[str, Any]:

@@ -71,8 +71,9 @@ def do_decide(user: User, match_key: str) -> dict[str, Any]:
 
 
 def save_run(
-    match: m.Match, user: User, output: dict[str, Any], overrides: list[dict[str, str]]
-) -> m.DecisionRun:
+    match: m.Match, user: User, output: dict[str, Any], overrides: list[dict[str, str]],
+    together: Sequence[str] = (), batch: str = "",
+) -> m.DecisionRun:  # fmt: skip
     number = (match.runs.aggregate(n=Max("number"))["n"] or 0) + 1
     rows = {r.key: r for r in match.requests.select_related("zone")}
     record = waitlist.record_of(match)
@@ -86,6 +87,12 @@ def save_run(
         # held when it was made: the published grants and the offers open
         locked=sorted(key for key, e in record.items() if e.state in HOLDS),
         made_by=user,
+        # What the season held elsewhere when it was decided (season_changed below).
+        season_held=store.held_digest(match, together=together)
+        if match.competition.season is not None
+        else "",
+        together=list(together),
+        batch=batch,
     )
     m.Decision.objects.bulk_create(
         m.Decision(
@@ -274,6 +281,9 @@ def do_publish(user: User, match_key: str) -> list[str]:
                 " or competition data): decide again",
             )
         _check_bar_unchanged(match, run)
+        why = season_changed(match, run)
+        if why is not None:
+            raise ServiceError(ErrorCode.STALE_RUN, f"{why}: decide again")
         granted = match.requests.filter(decisions__run=run, decisions__status=Status.GRANTED)
         # Only the grants still open: published ones are, an offer is when accepted.
         newly = to_publish(granted.values_list("key", flat=True), waitlist.record_of(match))
@@ -488,6 +498,39 @@ def _as_known(user: User, match: m.Match, run: m.DecisionRun | None) -> list[dic
         decide_overridden(scenario, match.key, overrides).result
     )["incidents"]
     return incidents
+
+
+def season_changed(match: m.Match, run: m.DecisionRun) -> str | None:
+    """Under season rules, why the run is no longer of the season as it is, if it is not:
+    another match of the competition published, revoked, offered or released places since
+    it was decided (what the engine decided it with), or, for a matchweek, one of the
+    matches decided with it was decided again on its own. None while it still is (and
+    always without rules). Reads the competition's held places: one query."""
+    if match.competition.season is None or not run.season_held:
+        return None
+    if run.batch:
+        latest = (
+            m.DecisionRun.objects.filter(match__key__in=run.together)
+            .order_by("match", "-number")
+            .values_list("match__key", "batch", "number")
+        )
+        newest: dict[str, str] = {}
+        for key, batch, _number in latest:
+            newest.setdefault(key, batch)
+        again = sorted(key for key in run.together if newest.get(key) != run.batch)
+        if again:
+            return (
+                f"{', '.join(again)} {'was' if len(again) == 1 else 'were'} decided again on"
+                f" {'its' if len(again) == 1 else 'their'} own since run {run.number} decided"
+                " them together with this match"
+            )
+    if store.held_digest(match, together=run.together) != run.season_held:
+        return (
+            "the season changed since run"
+            f" {run.number}: another of its matches published, revoked, offered or released"
+            " places the season's rules count"
+        )
+    return None
 
 
 def changed_since_run(user: User, match: m.Match, run: m.DecisionRun | None) -> bool:

@@ -6,6 +6,7 @@ publishes them together, all or none. Officers keep deciding their own matches."
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,7 +50,9 @@ def check_together(user: User, match_keys: list[str], competition: str | None = 
         )
     keys = sorted(set(match_keys))
     if not keys:
-        raise ServiceError(ErrorCode.INVALID, "tick the matches to decide together", "matches")
+        raise ServiceError(
+            ErrorCode.INVALID, "tick the matches to decide or publish together", "matches"
+        )
     if len(keys) > MAX_TOGETHER:
         raise ServiceError(
             ErrorCode.INVALID,
@@ -97,10 +100,12 @@ def do_decide_together(
                 f"{problems[0].message}): a league admin has to correct it",
             )
         results = {r.match.id: r for r in decide(scenario, together.matches)}
+        batch = uuid.uuid4().hex  # the mark the runs share: current while each's is newest
         out = {}
         for match in matches:
             output = _own_ids(match_json(results[match.key]), match.key)
-            run = decisions.save_run(match, user, output, [])
+            partners = [key for key in together.matches if key != match.key]
+            run = decisions.save_run(match, user, output, [], partners, batch)
             said = f"run {run.number}, together with {', '.join(together.matches)}"
             audit(user, "decide", match, said, None, output)
             out[match.key] = output
@@ -114,8 +119,19 @@ def do_publish_together(
     (a match changed since its decide, or a quota the season has used since, stops them
     all, with its reason). The ids newly published, by match."""
     together = check_together(user, match_keys, competition)
+    published: dict[str, list[str]] = {}
     with transaction.atomic():
-        return {key: decisions.do_publish(user, key) for key in together.matches}
+        for key in together.matches:
+            try:
+                published[key] = decisions.do_publish(user, key)
+            except ServiceError as refused:  # all or none: say which, and that none was
+                raise ServiceError(
+                    refused.code,
+                    f"{key}: {refused.message}. None of the {len(together.matches)} matches"
+                    " ticked was published.",
+                    refused.path,
+                ) from None
+    return published
 
 
 def _own_ids(output: dict[str, Any], match_key: str) -> dict[str, Any]:

@@ -161,6 +161,7 @@ class SeasonPage:
     rotations: list[dict[str, Any]]
     filters: dict[str, str]
     options: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    shown: frozenset[str] = frozenset({"quota", "minimum", "rotation"})  # the rule filter's
 
 
 def season_page(
@@ -195,10 +196,8 @@ def season_page(
         for n, r in enumerate(report["rotations"])
         if kind in ("", "rotation") and (kind != "rotation" or str(n) == which)
     ]
-    organisations = [
-        o for o in report["organisations"]
-        if (not org or o["organisation"] == org) and (not club or o["organisation"] == club)
-    ]  # fmt: skip
+    # The organisations' rows are season totals: the club filter does not split them.
+    organisations = [o for o in report["organisations"] if not org or o["organisation"] == org]
     options = {
         "org": sorted(((k, v) for k, v in view.names.items() if k != "partners together"),
                       key=lambda kv: kv[1].lower()),
@@ -215,6 +214,7 @@ def season_page(
         rotations,
         used,
         options,
+        frozenset({kind}) if kind else frozenset({"quota", "minimum", "rotation"}),
     )
 
 

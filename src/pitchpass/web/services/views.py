@@ -235,6 +235,7 @@ class Board:
     season: Standing | None = None  # where the season stands (core.season_rules.standing)
     # The run's choice, where the solver's time limit passed before it was proven the best.
     unproven: list[str] = field(default_factory=list)
+    stale_why: str = ""  # why the run is stale, when the season moved on elsewhere
 
 
 def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime) -> Board:
@@ -253,7 +254,10 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         incidents = _incidents(user, match, manages, now)
     except ServiceError as error:  # the match as stored no longer decides: say why
         incidents, broken = [], error
-    stale = run is not None and decisions.changed_since_run(user, match, run)  # as theirs
+    stale = run is not None and decisions.changed_since_run(user, match, run)
+    # Under season rules a run also ages when the season moves on elsewhere.
+    season_why = decisions.season_changed(match, run) if manages and run and not stale else None
+    stale = stale or season_why is not None
     open_ = decisions.still_open(match)
     proposed = [
         d["request"]
@@ -308,6 +312,7 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         unproven=[u["message"] for u in run.output.get("unproven", [])]
         if manages and run and not stale
         else [],
+        stale_why=season_why or "",
     )
 
 
