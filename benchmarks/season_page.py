@@ -37,7 +37,6 @@ def measure(rounds: int) -> dict[str, Any]:
     os.environ.setdefault("PITCHPASS_SECRET_KEY", "bench-only")
     sys.path.insert(0, str(HERE))
     from decide_season import season_document, with_season_rules
-
     from pitchpass.web.setup import configure, migrate
 
     configure()
