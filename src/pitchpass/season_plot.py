@@ -17,9 +17,7 @@ WIDTH, HEIGHT = 760, 380
 LEFT, RIGHT, TOP, BOTTOM = 56, 200, 36, 48
 
 
-def share_svg(scenario: Scenario, results: Sequence[MatchResult]) -> str:
-    """The SVG text. Each line is an organisation's granted requests up to a match day, as
-    a share of all granted requests up to that day."""
+def _granted_per_day(results: Sequence[MatchResult]) -> dict[date, dict[str, int]]:
     per_day: dict[date, dict[str, int]] = {}
     for result in results:
         day = result.match.kickoff.date()
@@ -27,13 +25,35 @@ def share_svg(scenario: Scenario, results: Sequence[MatchResult]) -> str:
         for d in result.decisions:
             if d.status is Status.GRANTED:
                 counts[d.request.by] = counts.get(d.request.by, 0) + 1
-    days = sorted(per_day)
+    return per_day
+
+
+def _drawn(per_day: dict[date, dict[str, int]]) -> tuple[list[str], dict[str, int]]:
+    """The organisations drawn (the most granted first, LINES at most) and every one's total."""
     totals: dict[str, int] = {}
     for counts in per_day.values():
         for org, n in counts.items():
             totals[org] = totals.get(org, 0) + n
+    return sorted(totals, key=lambda o: (-totals[o], o))[:LINES], totals
+
+
+def legend(scenario: Scenario, results: Sequence[MatchResult]) -> list[tuple[str, str, int]]:
+    """The plot's legend as (name, colour, granted), for a page to write beside it where
+    the plot itself is too wide to read whole (a phone)."""
+    drawn, totals = _drawn(_granted_per_day(results))
     names = {o.id: o.name for o in scenario.organisations}
-    drawn = sorted(totals, key=lambda o: (-totals[o], o))[:LINES]
+    return [
+        (names.get(org, org), COLOURS[n % len(COLOURS)], totals[org]) for n, org in enumerate(drawn)
+    ]
+
+
+def share_svg(scenario: Scenario, results: Sequence[MatchResult]) -> str:
+    """The SVG text. Each line is an organisation's granted requests up to a match day, as
+    a share of all granted requests up to that day."""
+    per_day = _granted_per_day(results)
+    days = sorted(per_day)
+    drawn, totals = _drawn(per_day)
+    names = {o.id: o.name for o in scenario.organisations}
     rest = len(totals) - len(drawn)
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     parts = [

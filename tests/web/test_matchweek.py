@@ -149,6 +149,8 @@ def test_the_match_list_offers_a_league_admin_the_matchweek_and_says_what_it_did
         .content.decode()
     )
     assert f"Decided together (publish them together, or each from its board): {FIRST}, " in done
+    for key in (FIRST, SECOND):  # still ticked, to publish them next
+        assert "checked" in done.split(f'value="{key}" form="together"')[1].split(">")[0]
     # An officer posting anyway is told why not, with a 403; a bad choice keeps the ticks.
     refused = pages["officer"].post("/together/", {"match": [FIRST], "action": "decide"})
     assert refused.status_code == 403 and "decides its own" in refused.content.decode()

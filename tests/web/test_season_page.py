@@ -193,3 +193,6 @@ def test_the_page_sums_up_first_then_filters_and_pages(
     assert 'value="north-fc" selected' in said and "Show everything" in said
     first = league["admin-page"].get("/competitions/mini-league/season/").content.decode()
     assert 'href="?minimums_page=2#minimums"' in first
+    # The plot's legend written beside it too (on a phone the plot scrolls sideways).
+    for name, colour, granted in whole.view.legend:
+        assert f'background:{colour}"></span> {name} ({granted})' in first

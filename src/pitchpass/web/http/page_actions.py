@@ -9,6 +9,7 @@ import functools
 import secrets
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -16,6 +17,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 
 from pitchpass.core.codes import Status
@@ -104,6 +106,10 @@ def together(request: HttpRequest) -> HttpResponse:
     except ServiceError as error:
         return render_matches(request, error, ticked)
     messages.success(request, done + ".")
+    if request.POST.get("action") == "decide":  # the same ticks, to publish them next
+        return redirect(
+            f"{reverse('pitchpass:matches')}?{urlencode([('match', k) for k in ticked])}"
+        )
     return redirect("pitchpass:matches")
 
 

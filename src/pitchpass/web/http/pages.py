@@ -84,7 +84,8 @@ def page_404(error: ServiceError) -> ServiceError:
 
 @login_required
 def matches(request: HttpRequest) -> HttpResponse:
-    return render_matches(request)
+    # After "Decide together" the same matches come back ticked, to publish them next.
+    return render_matches(request, ticked=[str(k)[:200] for k in request.GET.getlist("match")[:50]])
 
 
 def render_matches(

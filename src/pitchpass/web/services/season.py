@@ -20,14 +20,14 @@ from pitchpass.core.model import SeasonRules
 from pitchpass.core.problems import SolverFailed
 from pitchpass.core.season_report import season_report
 from pitchpass.core.season_rules import describe, names_of
-from pitchpass.season_plot import share_svg
+from pitchpass.season_plot import legend, share_svg
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence.fixtures_store import season_document, season_version
 from pitchpass.web.services import access
 
 KEPT_FOR = 24 * 3600  # seconds a season's report is kept under one version of its data
-KEPT_SHAPE = 3  # in the cache key: a SeasonView of another shape is never read back
+KEPT_SHAPE = 4  # in the cache key: a SeasonView of another shape is never read back
 PER_PAGE = 50  # rows of a long table (quotas, minimums) on one page
 
 
@@ -45,6 +45,7 @@ class SeasonView:
     clubs: list[str]  # the clubs' ids, in the document's order
     rule_names: list[tuple[str, str]]  # ("quota:0", "quota of ... a match") for the filter
     unproven: list[str]  # where the solver's time limit passed first (the best found kept)
+    legend: list[tuple[str, str, int]]  # the plot's: (name, colour, granted)
 
     def called(self, org: str) -> str:
         """An organisation's name (`partners together`: "the partners")."""
@@ -113,6 +114,7 @@ def season_of(user: User, competition_key: str) -> SeasonView:
         list(dict.fromkeys(c for x in scenario.matches for c in (x.home, x.away))),
         [] if rules is None else _rule_names(rules, names),
         list(dict.fromkeys(u.text() for r in results for u in r.unproven)),
+        legend(scenario, results),
     )
     cache.set(key, dataclasses.asdict(view), KEPT_FOR)
     return view
