@@ -496,7 +496,7 @@ def _rotation_reason(
     )
     text = (
         f"{rotation.zone}, {rotation.phase} is shared in turn among {rotation.tier} crews: "
-        f"{said} this season"
+        f"{said} this season, this decision's grants counted"
     )
     return Reason(ReasonCode.ROTATION, ("granted in turn: " if granted else "") + text)
 
