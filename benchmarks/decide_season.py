@@ -1078,7 +1078,10 @@ def render(
         " with its rules into the desk's database, beside a bare bulk insert of the same"
         " rows: [RESULTS-season-load.md](RESULTS-season-load.md) (`season_load.py`). The"
         " season with rules, exactly, is the `season-rules` run above (target of issue 27:"
-        " at most 1 s).",
+        " at most 1 s); at 1x, 2x and 4x its size, beside the same documents without rules,"
+        " exact and first-come: [RESULTS-season-scale.md](RESULTS-season-scale.md)"
+        " (`season_scale.py`). The season page at that scale:"
+        " [RESULTS-season-page.md](RESULTS-season-page.md) (`season_page.py`).",
         "",
     ]
     out += _profile_section(profile)
