@@ -65,6 +65,21 @@ def test_each_match_is_decided_as_the_desk_decides_it_when_it_comes() -> None:
         granted |= _granted([expected])
 
 
+def test_grants_published_at_later_matches_are_held_from_the_first_decide_on() -> None:
+    """As on the desk: p3 and p4 (the documentary's, at m3 and m4) are published already,
+    2 of its quota of 2. Match by match, m1 is decided with them held: p1 is refused for
+    the quota (it was granted when only earlier matches were held)."""
+    doc = _example()
+    for r in doc["requests"]:
+        if r["id"] in ("p3", "p4"):
+            r["locked"] = True
+    found = match_by_match(load_document(doc))
+    p1 = next(d for r in found for d in r.decisions if d.request.id == "p1")
+    assert p1.status.value == "refused"
+    assert any(reason.code.value == "quota" for reason in p1.reasons)
+    assert {"p3", "p4"} <= _granted(found)
+
+
 def test_without_season_rules_hindsight_changes_nothing() -> None:
     doc = _example()
     del doc["policy"]["season"]

@@ -192,7 +192,9 @@ def test_the_page_sums_up_first_then_filters_and_pages(
     assert "Summary" in said and "requests granted." in said
     assert 'value="north-fc" selected' in said and "Show everything" in said
     first = league["admin-page"].get("/competitions/mini-league/season/").content.decode()
-    assert 'href="?minimums_page=2#minimums"' in first
+    assert 'href="?minimums_page=2#minimums">Next' in first
+    assert f'href="?minimums_page={paged.minimums.pages}#minimums">Last' in first
+    assert ">First</a>" not in first.split('aria-label="minimum pages"')[1].split("</nav>")[0]
     # The plot's legend written beside it too (on a phone the plot scrolls sideways).
     for name, colour, granted in whole.view.legend:
         assert f'background:{colour}"></span> {name} ({granted})' in first

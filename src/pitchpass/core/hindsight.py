@@ -30,18 +30,22 @@ def match_by_match(
 ) -> tuple[MatchResult, ...]:
     """Each match decided in kick-off order (document order among equal kick-offs) as the
     desk decides it when it comes: its own requests, with the grants of the matches
-    before it held (locked), the matches after it not yet known; its grants then held
-    for the next. `progress(done, of)` after each match."""
+    before it held (locked) and what is locked already at the matches after it (grants
+    published: the desk holds them whatever their match), their other requests not yet
+    known; its grants then held for the next. `progress(done, of)` after each match."""
     place = {m.id: n for n, m in enumerate(scenario.matches)}
     order = sorted(scenario.matches, key=lambda m: (m.kickoff, place[m.id]))
+    locked = [r for r in scenario.requests if r.locked]
     held: list[Request] = []
     results: dict[str, MatchResult] = {}
     for n, match in enumerate(order):
         done = {m.id for m in order[: n + 1]}
+        later = [r for r in locked if r.match not in done]  # published at matches to come
+        seen = done | {r.match for r in later}
         part = dataclasses.replace(
             scenario,
-            matches=tuple(m for m in scenario.matches if m.id in done),
-            requests=(*held, *scenario.requests_of(match.id)),
+            matches=tuple(m for m in scenario.matches if m.id in seen),
+            requests=(*held, *later, *scenario.requests_of(match.id)),
             incidents=tuple(i for i in scenario.incidents if i.match == match.id),
         )
         (result,) = decide(part, [match.id])

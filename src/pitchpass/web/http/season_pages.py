@@ -103,13 +103,15 @@ def ask_hindsight(request: HttpRequest, competition_key: str) -> HttpResponse:
 
 
 def _links(page: season.SeasonPage, table: str) -> dict[str, str]:
-    """The previous and next pages' addresses of a paged table, the filters and the other
-    table's page kept."""
+    """The first, previous, next and last pages' addresses of a paged table, the filters
+    and the other table's page kept."""
     paged: season.Paged = getattr(page, table)
     here = {"quotas": page.quotas.page, "minimums": page.minimums.page}
     out = {}
-    for name, to in (("previous", paged.page - 1), ("next", paged.page + 1)):
-        if 1 <= to <= paged.pages:
+    steps = (("first", 1), ("previous", paged.page - 1), ("next", paged.page + 1),
+             ("last", paged.pages))  # fmt: skip
+    for name, to in steps:
+        if 1 <= to <= paged.pages and to != paged.page:
             asked = {k: v for k, v in page.filters.items() if v}
             asked |= {f"{k}_page": str(n) for k, n in {**here, table: to}.items() if n != 1}
             out[name] = f"?{urlencode(asked)}#{table}"
