@@ -102,6 +102,8 @@ def test_the_page_and_its_plot(league: dict[str, Client]) -> None:
     page = client.get("/competitions/mini-league/season/")
     assert page.status_code == 200
     text = page.content.decode()
+    assert "<title>Season report: Mini League · pitchpass</title>" in text
+    assert text.count('id="hindsight"') == 1
     for words in ("Season report: Mini League", "short by 1", "m1:d1b: refused at m1, paid at m3",
                   "2 of 2 requests", "tunnel, post-match (partner)"):  # fmt: skip
         assert words in text

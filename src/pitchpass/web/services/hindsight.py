@@ -18,11 +18,10 @@ from django.utils import timezone
 
 from pitchpass.core import check_document
 from pitchpass.core.hindsight import compared, hindsight
-from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence.fixtures_store import season_document, season_version
-from pitchpass.web.services import access
 from pitchpass.web.services.queue import job
+from pitchpass.web.services.season import check_season
 
 ASK_AGAIN = timedelta(minutes=10)  # asked again after this, with nothing made: queued again
 SHOWN = 50  # refusals listed on the page, each way (the JSON has them all)
@@ -43,20 +42,8 @@ class HindsightView:
     made: str  # when the result was made, ISO 8601 ("" without one)
 
 
-def check_admin(user: User, competition_key: str) -> m.Competition:
-    if access.profile(user).role != "admin":
-        raise ServiceError(
-            ErrorCode.FORBIDDEN,
-            "only a league admin sees the season report: it counts every organisation's requests",
-        )
-    competition = m.Competition.objects.filter(key=competition_key).first()
-    if competition is None:
-        raise ServiceError(ErrorCode.NOT_FOUND, f'no competition "{competition_key}"')
-    return competition
-
-
 def hindsight_of(user: User, competition_key: str) -> HindsightView:
-    competition = check_admin(user, competition_key)
+    competition = check_season(user, competition_key)
     row = m.Hindsight.objects.filter(competition=competition).first()
     if row is None:
         return HindsightView(None, False, False, 0, 0, "", "")
@@ -76,7 +63,7 @@ def do_ask_hindsight(user: User, competition_key: str) -> bool:
     """Have the worker work hindsight out for the data as it is now; False when it is made
     already for it, or asked for it lately (queued once, however often it is asked).
     Locks the competition's hindsight row."""
-    competition = check_admin(user, competition_key)
+    competition = check_season(user, competition_key)
     wanted = season_version(competition)
     with transaction.atomic():
         row, _ = m.Hindsight.objects.select_for_update().get_or_create(competition=competition)

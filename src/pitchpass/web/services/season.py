@@ -70,7 +70,9 @@ def competitions(user: User) -> list[tuple[str, str]]:
     return list(m.Competition.objects.order_by("name", "key").values_list("key", "name"))
 
 
-def season_of(user: User, competition_key: str) -> SeasonView:
+def check_season(user: User, competition_key: str) -> m.Competition:
+    """The competition, if the user may see its season (a league admin: the season counts
+    every organisation's requests). No locks."""
     if access.profile(user).role != "admin":
         raise ServiceError(
             ErrorCode.FORBIDDEN,
@@ -79,6 +81,11 @@ def season_of(user: User, competition_key: str) -> SeasonView:
     competition = m.Competition.objects.filter(key=competition_key).first()
     if competition is None:
         raise ServiceError(ErrorCode.NOT_FOUND, f'no competition "{competition_key}"')
+    return competition
+
+
+def season_of(user: User, competition_key: str) -> SeasonView:
+    competition = check_season(user, competition_key)
     # A season is seconds of solving: its report is kept under the version of the data it
     # was worked out from (one query: every write moves it on), so a page and its plot, or
     # a second look, decide once, and a look after any change decides again.
