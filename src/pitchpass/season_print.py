@@ -57,16 +57,20 @@ def _quotas(rows: list[dict[str, Any]]) -> Table:
 
 def _minimums(rows: list[dict[str, Any]]) -> Table:
     table = Table(title="Minimums: what each club grants", title_justify="left")
-    for name in ("minimum", "club", "to", "granted", "met", "debts paid", "debts owed"):
-        table.add_column(name, justify="right" if name.startswith(("granted", "debts")) else "left")
+    for name in ("minimum", "club", "to", "granted", "asked", "met", "debts paid", "debts owed"):
+        table.add_column(
+            name, justify="right" if name.startswith(("granted", "asked", "debts")) else "left"
+        )
     for row in rows:
+        few = " (too few asked)" if row["asked"] < row["at_least"] else ""
         met = Text("met", style="green") if row["met"] else Text(
-            f"short by {row['short']}", style="bold red"
+            f"short by {row['short']}{few}", style="bold red"
         )  # fmt: skip
         paid = [d for d in row["debts"] if d["paid_at"] is not None]
         owed = [d for d in row["debts"] if d["paid_at"] is None]
         table.add_row(
-            row["minimum"], row["club"], row["to"], f"{row['granted']}/{row['at_least']}", met,
+            row["minimum"], row["club"], row["to"], f"{row['granted']}/{row['at_least']}",
+            str(row["asked"]), met,
             ", ".join(f"{d['opened_at']}→{d['paid_at']}" for d in paid),
             ", ".join(f"since {d['opened_at']}" for d in owed),
         )  # fmt: skip

@@ -136,7 +136,7 @@ def _minimums(
     for number, minimum in enumerate(rules.minimums):
         for club, matches in home_matches.items():
             for who in _subjects(scenario, minimum, club):
-                count = 0
+                count = asked = 0
                 debts: list[dict[str, str | None]] = []
                 for match in matches:
                     mine = [
@@ -146,6 +146,7 @@ def _minimums(
                             match, partners,
                         )
                     ]  # fmt: skip
+                    asked += len(mine)
                     for d in mine:
                         if not _granted(d):
                             continue
@@ -168,6 +169,7 @@ def _minimums(
                         "club": club,
                         "to": who,
                         "at_least": minimum.at_least,
+                        "asked": asked,  # requests that would count: short of these, none can
                         "granted": count,
                         "met": count >= minimum.at_least,
                         "short": max(0, minimum.at_least - count),

@@ -27,7 +27,7 @@ from pitchpass.web.persistence.fixtures_store import season_document, season_ver
 from pitchpass.web.services import access
 
 KEPT_FOR = 24 * 3600  # seconds a season's report is kept under one version of its data
-KEPT_SHAPE = 4  # in the cache key: a SeasonView of another shape is never read back
+KEPT_SHAPE = 5  # in the cache key: a SeasonView of another shape is never read back
 PER_PAGE = 50  # rows of a long table (quotas, minimums) on one page
 
 
@@ -246,6 +246,8 @@ def _summary(view: SeasonView) -> dict[str, Any]:
         "quota_refused": sum(q["refused"] for q in quotas),
         "minimums": len(minimums),
         "minimums_short": sum(1 for x in minimums if not x["met"]),
+        # of those, the pairs whose organisation asked fewer than the minimum: never meetable
+        "minimums_unasked": sum(1 for x in minimums if not x["met"] and x["asked"] < x["at_least"]),
         "debts_owed": sum(x["owed"] for x in minimums),
         "spreads": [(r["zone"], r["phase"], r["tier"], r["spread"]) for r in report["rotations"]],
     }
