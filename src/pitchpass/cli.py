@@ -13,7 +13,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
@@ -22,7 +22,6 @@ import typer
 
 from pitchpass.core import (
     Changes,
-    MatchResult,
     Problem,
     Scenario,
     ScenarioInvalid,
@@ -32,6 +31,7 @@ from pitchpass.core import (
     what_if,
     what_if_json,
 )
+from pitchpass.core.report import unproven_texts
 from pitchpass.core.whatif import WhatIf
 from pitchpass.parallel import decide_all, write_all_json
 
@@ -258,7 +258,7 @@ def season(
         return
     results = _run(lambda: decide_all(scenario), as_json)
     report = season_report(scenario, results)
-    unproven = _unproven(results)
+    unproven = unproven_texts(results)
     if plot is not None:
         from pitchpass.files import write_text
         from pitchpass.season_plot import share_svg
@@ -1100,7 +1100,7 @@ def _hindsight(scenario: Scenario, as_json: bool) -> None:
         step = None if done is None else (lambda _n, _of: done(1))
         found = _run(lambda: hindsight(scenario, step), as_json)
     report = compared(scenario, found)
-    unproven = _unproven((*found.match_by_match, *found.jointly))
+    unproven = unproven_texts((*found.match_by_match, *found.jointly))
     if as_json:
         _print_json({**report, "unproven": unproven} if unproven else report)
         return
@@ -1110,11 +1110,6 @@ def _hindsight(scenario: Scenario, as_json: bool) -> None:
         out.print("no season rules (policy.season): each match decided on its own, so"
                   " hindsight changes nothing", style="dim")  # fmt: skip
     print_hindsight(out, report)
-
-
-def _unproven(results: Iterable[MatchResult]) -> list[str]:
-    """Each choice kept unproven when the solver's time limit passed, said once."""
-    return list(dict.fromkeys(u.text() for r in results for u in r.unproven))
 
 
 def _run(work: Callable[[], Any], as_json: bool) -> Any:

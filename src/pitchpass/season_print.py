@@ -62,7 +62,7 @@ def _minimums(rows: list[dict[str, Any]]) -> Table:
             name, justify="right" if name.startswith(("granted", "asked", "debts")) else "left"
         )
     for row in rows:
-        few = " (too few asked)" if row["asked"] < row["at_least"] else ""
+        few = " (too few asked)" if row["too_few_asked"] else ""
         met = Text("met", style="green") if row["met"] else Text(
             f"short by {row['short']}{few}", style="bold red"
         )  # fmt: skip

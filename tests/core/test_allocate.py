@@ -89,6 +89,11 @@ def test_the_bound_is_read_objective_by_objective() -> None:
     note = solver._unproven("match m", chunk, found, -15.0, 3.0)  # only c could be 1
     assert note is not None and (note.objective, note.found, note.most) == ("c", 0, 1)
     assert solver._unproven("match m", chunk, found, -14.0, 3.0) is None  # proven after all
+    # A request's own objective names no request: another organisation's, maybe.
+    single = [("granted[other-club:r7]", (0,))]
+    note = solver._unproven("the season's 2 linked matches", single, [0], -1.0, 3.0)
+    assert note is not None and note.objective == "granted[one request]"
+    assert "r7" not in note.text() and "a request's own place" in note.text()
 
 
 def test_a_match_without_contention_never_imports_the_solver() -> None:

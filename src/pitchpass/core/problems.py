@@ -58,8 +58,8 @@ def _words(objective: str) -> str:
     """An objective's name in the solver's model, as the officer reads it."""
     if objective.startswith("granted[tier "):
         return f"requests granted at priority rank {int(objective[13:-1]) + 1}"
-    if objective.startswith("granted["):
-        return f"request {objective[8:-1]} granted (1) or not (0)"
+    if objective.startswith("granted["):  # one request's own: which one is not said
+        return "a request's own place in the priority order (granted 1, or not 0)"
     if objective == "minimums":
         return "season minimums met"
     if objective.startswith("rotation[") and "] turns >= " in objective:

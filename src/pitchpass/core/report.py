@@ -41,6 +41,12 @@ def match_json(result: MatchResult) -> dict[str, Any]:
     return out
 
 
+def unproven_texts(results: Iterable[MatchResult]) -> list[str]:
+    """Each choice kept unproven when the solver's time limit passed, said once (a group
+    of linked matches says it at each of them)."""
+    return list(dict.fromkeys(u.text() for r in results for u in r.unproven))
+
+
 def coverage_json(coverage: Coverage) -> dict[str, Any]:
     return {
         "incident": coverage.incident.id,

@@ -170,6 +170,7 @@ def _minimums(
                         "to": who,
                         "at_least": minimum.at_least,
                         "asked": asked,  # requests that would count: short of these, none can
+                        "too_few_asked": asked < minimum.at_least,  # it could not be met
                         "granted": count,
                         "met": count >= minimum.at_least,
                         "short": max(0, minimum.at_least - count),

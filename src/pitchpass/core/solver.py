@@ -189,7 +189,20 @@ def _started(start: Sequence[int] | None, where: str, spent: float) -> list[int]
 
 def _not_searched(where: str, chunk: list[Count], values: list[int], spent: float) -> Unproven:
     name, counted = chunk[0] if chunk else ("the rest", ())
-    return Unproven(where, name, sum(values[v] for v in counted), None, spent, TIME_LIMIT_SECONDS)
+    found = sum(values[v] for v in counted)
+    return Unproven(where, _said(name), found, None, spent, TIME_LIMIT_SECONDS)
+
+
+def _said(objective: str) -> str:
+    """An objective's name as an answer may carry it: one request's own objective names no
+    request (in a group of linked matches it may be another organisation's, and the note
+    is shown to each match's officer)."""
+    if objective.startswith("granted[") and not objective.startswith("granted[tier "):
+        return SINGLE
+    return objective
+
+
+SINGLE = "granted[one request]"  # a request's own objective, its id left out (_said)
 
 
 def _unproven(
@@ -203,7 +216,7 @@ def _unproven(
         found = sum(values[v] for v in counted)
         most = min(len(counted), best // weight)
         if most > found:
-            return Unproven(where, name, found, most, spent, TIME_LIMIT_SECONDS)
+            return Unproven(where, _said(name), found, most, spent, TIME_LIMIT_SECONDS)
         best -= found * weight
     return None  # every objective of the chunk is at the bound: proven after all
 

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from pitchpass.core import check_document
 from pitchpass.core.hindsight import compared, hindsight
+from pitchpass.core.report import unproven_texts
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence.fixtures_store import season_document, season_version
 from pitchpass.web.services.queue import job
@@ -106,8 +107,8 @@ def work_out_hindsight(competition_pk: int) -> str:
         rows.update(failed=f"the worker failed working it out: {error}")
         raise
     result = compared(scenario, found)
-    unproven = [u.text() for r in (*found.match_by_match, *found.jointly) for u in r.unproven]
+    unproven = unproven_texts((*found.match_by_match, *found.jointly))
     if unproven:
-        result["unproven"] = list(dict.fromkeys(unproven))
+        result["unproven"] = unproven
     rows.update(made=version, wanted=version, result=result, done=timezone.now(), failed="")
     return f"{result['granted']}"

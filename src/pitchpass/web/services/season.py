@@ -18,6 +18,7 @@ from pitchpass.core import check_document
 from pitchpass.core.decide import decide
 from pitchpass.core.model import SeasonRules
 from pitchpass.core.problems import SolverFailed
+from pitchpass.core.report import unproven_texts
 from pitchpass.core.season_report import season_report
 from pitchpass.core.season_rules import describe, names_of
 from pitchpass.season_plot import legend, share_svg
@@ -27,7 +28,7 @@ from pitchpass.web.persistence.fixtures_store import season_document, season_ver
 from pitchpass.web.services import access
 
 KEPT_FOR = 24 * 3600  # seconds a season's report is kept under one version of its data
-KEPT_SHAPE = 5  # in the cache key: a SeasonView of another shape is never read back
+KEPT_SHAPE = 6  # in the cache key: a SeasonView of another shape is never read back
 PER_PAGE = 50  # rows of a long table (quotas, minimums) on one page
 
 
@@ -120,7 +121,7 @@ def season_of(user: User, competition_key: str) -> SeasonView:
         {x.id: [x.home, x.away] for x in scenario.matches},
         list(dict.fromkeys(c for x in scenario.matches for c in (x.home, x.away))),
         [] if rules is None else _rule_names(rules, names),
-        list(dict.fromkeys(u.text() for r in results for u in r.unproven)),
+        unproven_texts(results),
         legend(scenario, results),
     )
     cache.set(key, dataclasses.asdict(view), KEPT_FOR)
@@ -247,7 +248,7 @@ def _summary(view: SeasonView) -> dict[str, Any]:
         "minimums": len(minimums),
         "minimums_short": sum(1 for x in minimums if not x["met"]),
         # of those, the pairs whose organisation asked fewer than the minimum: never meetable
-        "minimums_unasked": sum(1 for x in minimums if not x["met"] and x["asked"] < x["at_least"]),
+        "minimums_unasked": sum(1 for x in minimums if not x["met"] and x["too_few_asked"]),
         "debts_owed": sum(x["owed"] for x in minimums),
         "spreads": [(r["zone"], r["phase"], r["tier"], r["spread"]) for r in report["rotations"]],
     }
