@@ -1,10 +1,12 @@
 """A brute-force oracle for the season rules (docs/scenario-extensions.md, "Season rules").
 
-Written from that section alone, independently of ``pitchpass.core``: it enumerates
-*every* set of the document's eligible, non-locked requests, keeps those that fit every
-match and every quota, and takes the greatest by the contract's order (minimums, each
-rotation's sorted turns, tier counts, the 0/1 vector in the policy's order). Reasons are
-worked out from their definitions on the answer. Small documents only (about 12 eligible
+Written from that section and docs/section-k.md alone, independently of
+``pitchpass.core``: it enumerates *every* set of the document's eligible, non-locked
+requests, keeps those that fit every match and every quota, and takes the greatest by
+the contract's order (minimums, each rotation's sorted turns, tier counts, the 0/1
+vector in the policy's order; Section K's `rank` puts the host's and the televising
+broadcasters' grants before the minimums ranked after them). Reasons are worked out
+from their definitions on the answer. Small documents only (about 12 eligible
 requests in all). Each match's own decision comes from the SCENARIO.md oracle.
 """
 
@@ -100,18 +102,43 @@ def oracle_season(doc: Doc) -> dict[str, dict[str, Any]]:
         return out
 
     def pairs_of(r: dict[str, Any]) -> list[Key]:
+        """(minimum, owing club, subject) of each pair a grant of r counts for
+        (docs/section-k.md: `by`, `to: televising`)."""
         match = matches[r["match"]]
         out = []
         for n, m in enumerate(minimums):
-            if r["by"] == match["home"]:
-                continue
+            m = _section_k(m)
             if not any(r["zone"] == c["zone"] and set(r["phases"]) & set(c["phases"])
                        for c in m["cells"]):  # fmt: skip
                 continue
-            who = _whom(m["to"], r["by"], doc)
+            side = m.get("by", "home")
+            if side == "occupant":
+                side = zones[r["match"]][r["zone"]].get("occupant") or "home"
+            club = match[side]
+            if r["by"] == club:
+                continue
+            if m["to"] == "televising":
+                who = r["by"] if r["by"] in _televising(match) else None
+            else:
+                who = _whom(m["to"], r["by"], doc)
             if who is not None:
-                out.append((n, match["home"], who))
+                out.append((n, club, who))
         return out
+
+    def pair_count(granted: list[dict[str, Any]]) -> Counter[Key]:
+        """Each pair's count: its grants, or under `counts: occasions` its matches with a
+        grant."""
+        seen: dict[Key, set[str]] = {}
+        count: Counter[Key] = Counter()
+        for r in granted:
+            for p in pairs_of(r):
+                if _section_k(minimums[p[0]]).get("counts") == "occasions":
+                    seen.setdefault(p, set()).add(r["match"])
+                else:
+                    count[p] += 1
+        for p, at in seen.items():
+            count[p] = len(at)
+        return count
 
     def rotations_of(r: dict[str, Any]) -> list[int]:
         return [
@@ -120,6 +147,9 @@ def oracle_season(doc: Doc) -> dict[str, dict[str, Any]]:
             and rot["phase"] in r["phases"]
         ]  # fmt: skip
 
+    after_televising = any(
+        _section_k(m).get("rank", "after-televising") == "after-televising" for m in minimums
+    )
     askers = [
         sorted({r["by"] for r in requests if eligible[r["id"]] and n in rotations_of(r)})
         for n in range(len(rotations))
@@ -153,15 +183,24 @@ def oracle_season(doc: Doc) -> dict[str, dict[str, Any]]:
 
     def score(chosen: list[dict[str, Any]], bits: tuple[int, ...]) -> tuple[Any, ...]:
         granted = [*locked, *chosen]
-        counts: Counter[Key] = Counter(p for r in granted for p in pairs_of(r))
-        total_min = sum(min(n, minimums[p[0]]["at_least"]) for p, n in counts.items())
+        counts = pair_count(granted)
+        met: Counter[str] = Counter()  # by rank: "first", "after-televising"
+        for p, n in counts.items():
+            minimum = _section_k(minimums[p[0]])
+            met[minimum.get("rank", "after-televising")] += min(n, minimum["at_least"])
+        # docs/section-k.md: with a minimum ranked after-televising, the grants of each
+        # match's host and televising broadcasters come before those minimums.
+        own = 0
+        if after_televising:
+            own = sum(1 for r in chosen if r["by"] == matches[r["match"]].get("host")
+                      or r["by"] in _televising(matches[r["match"]]))  # fmt: skip
         leximin = []
         for n in range(len(rotations)):
             turns = Counter(r["by"] for r in granted if n in rotations_of(r))
             leximin.append(tuple(sorted(turns[o] for o in askers[n])))
         tiers: Counter[int] = Counter(tier[r["id"]][0] for r in chosen)
         by_tier = tuple(tiers[k] for k in range(len(policy_of(doc)["tiers"]) + 1)) if most else ()
-        return (total_min, tuple(leximin), by_tier, bits)
+        return (met["first"], own, met["after-televising"], tuple(leximin), by_tier, bits)
 
     best: tuple[Any, ...] | None = None
     answer: list[dict[str, Any]] = []
@@ -188,7 +227,7 @@ def oracle_season(doc: Doc) -> dict[str, dict[str, Any]]:
         if r["id"] in granted:
             for key, amount, _ in quota_of(r):
                 used[key] += amount
-    count: Counter[Key] = Counter(p for r in requests if r["id"] in granted for p in pairs_of(r))
+    count = pair_count([r for r in requests if r["id"] in granted])
     cells: Counter[Key] = Counter()
     for r in requests:
         if r["id"] in granted:
@@ -243,6 +282,21 @@ def oracle_season(doc: Doc) -> dict[str, dict[str, Any]]:
         entry["codes"] = sorted(entry["codes"])
         entry["quota"] = sorted(entry["quota"])
     return out
+
+
+def _section_k(minimum: dict[str, Any]) -> dict[str, Any]:
+    """A minimum with what `section: K` stands for filled in (fields given win)."""
+    if minimum.get("section") != "K":
+        return minimum
+    return {"to": "televising", "by": "occupant", "counts": "occasions",
+            "debts": "club-refusal", "rank": "after-televising", **minimum}  # fmt: skip
+
+
+def _televising(match: dict[str, Any]) -> list[str]:
+    """The broadcasters televising a match: `televised_by`, else its host."""
+    if "televised_by" in match:
+        return list(match["televised_by"])
+    return [match["host"]] if match.get("host") else []
 
 
 def oracle_quotas_over(doc: Doc, held: list[str]) -> list[tuple[int, int, list[str]]]:

@@ -61,6 +61,8 @@ def seasons(draw: st.DrawFn) -> dict[str, Any]:
         {"id": "tunnel", "name": "Tunnel", "capacity": draw(st.integers(1, 4))},
         {"id": "room", "name": "Home dressing room", "capacity": draw(st.integers(1, 3)),
          "via": ["tunnel"], "occupant": "home"},
+        {"id": "away-room", "name": "Away dressing room", "capacity": draw(st.integers(1, 2)),
+         "via": ["tunnel"], "occupant": "away"},
         {"id": "pitch", "name": "Pitch-side", "capacity": draw(st.integers(0, 4))},
     ]  # fmt: skip
     venues = [
@@ -80,11 +82,15 @@ def seasons(draw: st.DrawFn) -> dict[str, Any]:
         })  # fmt: skip
         if draw(st.integers(0, 3)) == 0:
             matches[-1]["host"] = draw(st.sampled_from(PARTNERS))
+        if draw(st.integers(0, 2)) == 0:  # docs/section-k.md; else its host televises it
+            matches[-1]["televised_by"] = draw(
+                st.lists(st.sampled_from([*PARTNERS, "agency"]), max_size=2, unique=True)
+            )
     orgs = [*CLUBS, *PARTNERS, *OTHERS]
     requests: list[dict[str, Any]] = []
     for i in range(draw(st.integers(2, 11))):
         match = draw(st.sampled_from(matches))
-        zone = draw(st.sampled_from(["tunnel", "tunnel", "room", "pitch"]))
+        zone = draw(st.sampled_from(["tunnel", "tunnel", "room", "away-room", "pitch"]))
         request = {
             "id": f"r{i:02d}", "match": match["id"], "zone": zone,
             "by": draw(st.sampled_from([*orgs, *PARTNERS, *PARTNERS])),
@@ -94,8 +100,8 @@ def seasons(draw: st.DrawFn) -> dict[str, Any]:
             "submitted": (BASE - timedelta(days=draw(st.sampled_from([10, 9, 8, 2])),
                                            hours=draw(st.integers(0, 3)))).isoformat(),
         }  # fmt: skip
-        if zone == "room" and draw(st.integers(0, 3)) > 0:
-            request["consent"] = [match["home"]]
+        if zone in ("room", "away-room") and draw(st.integers(0, 3)) > 0:
+            request["consent"] = [match["home" if zone == "room" else "away"]]
         if draw(st.integers(0, 8)) == 0:
             request["locked"] = True
             if not locked_within_capacity({"venues": venues, "matches": matches,
@@ -119,12 +125,21 @@ def seasons(draw: st.DrawFn) -> dict[str, Any]:
     for n in range(draw(st.integers(0, 2))):
         minimums.append({
             "name": f"enhancement-{n}",
-            "to": draw(st.sampled_from(["partners", "partners together", "sky", "kind:producer"])),
+            "to": draw(st.sampled_from(["partners", "partners together", "sky", "kind:producer",
+                                        "televising"])),
             "at_least": draw(st.integers(1, 2)),
-            "cells": [{"zone": draw(st.sampled_from(["room", "tunnel"])),
+            "cells": [{"zone": draw(st.sampled_from(["room", "away-room", "tunnel"])),
                        "phases": draw(st.lists(st.sampled_from(["pre-match", "post-match"]),
                                                min_size=1, max_size=2, unique=True))}],
         })  # fmt: skip
+        if draw(st.integers(0, 4)) == 0:  # docs/section-k.md: the five at once
+            minimums[-1]["section"] = "K"
+            del minimums[-1]["to"]
+        for key, options in (("by", ["home", "occupant", "away"]),
+                             ("counts", ["requests", "occasions"]),
+                             ("rank", ["first", "after-televising"])):  # fmt: skip
+            if draw(st.booleans()):
+                minimums[-1][key] = draw(st.sampled_from(options))
     rotations = []
     if draw(st.integers(0, 3)) > 0:
         phase = draw(st.sampled_from(["pre-match", "post-match"]))

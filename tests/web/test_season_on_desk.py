@@ -167,3 +167,41 @@ def test_the_officers_board_says_where_the_season_stands_and_media_do_not_see_it
     assert "Where the season stands" in pages["officer"]
     assert "season quota of Sky Sports: 3 of 3 requests used" in pages["officer"]
     assert "Where the season stands" not in pages["bt"]
+
+
+def test_section_k_on_the_desk_owes_the_broadcaster_televising_the_match() -> None:
+    """docs/section-k.md on the desk: each match's `televised_by` is kept by a load and
+    exported again; at the second match, televised by BT, United owes BT its one
+    enhancement (the flash interview has no occupant: the home club's), the board says
+    so, and the desk decides as the command line does on the export."""
+    doc = _two_matches()
+    doc["matches"][0]["televised_by"] = ["sky-sports"]
+    doc["matches"][1]["televised_by"] = ["bt-sport"]
+    doc["policy"]["season"]["minimums"] = [
+        {"name": "Section K", "section": "K", "at_least": 1,
+         "cells": [{"zone": "flash-interview", "phases": ["half-time"]}]},
+    ]  # fmt: skip
+    doc["requests"].append(
+        {"id": "s99", "match": SECOND, "by": "bt-sport", "zone": "flash-interview",
+         "phases": ["half-time"], "crew": 2, "submitted": "2017-12-08T09:00:00+00:00"}
+    )  # fmt: skip
+    store.load(doc)
+    exported = store.export(SECOND)
+    assert {x["id"]: x.get("televised_by") for x in exported["matches"]} == {
+        FIRST: ["sky-sports"],
+        SECOND: ["bt-sport"],
+    }
+    season = views.season_standing(m.Match.objects.get(key=SECOND))
+    assert season is not None
+    assert [(x.name, x.club, x.to, x.met, x.at_least, x.left) for x in season.minimums] == [
+        ("Section K", "Manchester United", "BT Sport", 0, 1, 1)
+    ]
+    do_add_user("officer", "officer", "man-united", "pw-for-tests-only-7")
+    officer = User.objects.get(username="officer")
+    client = Client()
+    client.force_login(officer)
+    page = client.get(f"/matches/{SECOND}/").content.decode()
+    assert "Section K, Manchester United to BT Sport: 0 of 1 met, 1 match left" in page
+    output = decisions.do_decide(officer, SECOND)
+    mine = next(x for x in decide_document(exported)["matches"] if x["match"] == SECOND)
+    assert _granted(mine) == _granted(output)

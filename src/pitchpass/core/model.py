@@ -76,6 +76,15 @@ class Match:
     away: str
     kickoff: datetime
     host: str | None = None
+    # The broadcasters televising the match (docs/section-k.md); None: its host, if any.
+    televised_by: tuple[str, ...] | None = None
+
+    @property
+    def televising(self) -> tuple[str, ...]:
+        """The broadcasters televising the match: `televised_by`, else its host."""
+        if self.televised_by is not None:
+            return self.televised_by
+        return (self.host,) if self.host else ()
 
 
 @dataclass(frozen=True, slots=True)  # no __dict__: a federation holds a million of them
@@ -161,12 +170,23 @@ class Quota:
 @dataclass(frozen=True)
 class Minimum:
     """Each club grants each organisation of `to` at least `at_least` requests in `cells`
-    (zone, its phases) a season, at its home matches."""
+    (zone, its phases) a season, at its home matches; or, with the fields of Section K
+    (docs/section-k.md), owed by the club whose room it is (`by`), to the broadcasters
+    televising the match (`to: televising`), counted once per match (`counts:
+    occasions`), owing a make-up only for the club's own refusal (`debts: club-refusal`);
+    ranked after the host's and the televising broadcasters' own grants unless `rank:
+    first`."""
 
     name: str
-    to: str  # an organisation id, kind:<kind>, partners or partners together
+    to: str  # an organisation id, kind:<kind>, partners, partners together or televising
     at_least: int
     cells: tuple[tuple[str, frozenset[str]], ...]
+    by: str = "home"  # home | occupant | away: the club that owes it
+    counts: str = "requests"  # requests | occasions (at most one per match)
+    debts: str = "any-refusal"  # any-refusal | club-refusal
+    # after-televising | first: the minimums after, or before, the grants of each match's
+    # host and televising broadcasters (the default never refuses them to meet a minimum)
+    rank: str = "after-televising"
 
 
 @dataclass(frozen=True)

@@ -156,6 +156,7 @@ def matches(
     venue_ids: list[str],
     org_ids: list[str],
     deadline: timedelta,
+    kinds: dict[str, str] | None = None,
 ) -> tuple[list[Match], dict[str, str]]:
     """The matches, and the venue of every match id that names a known one (even a match
     with problems of its own, so that its requests' zones are still checked)."""
@@ -164,7 +165,8 @@ def matches(
     venue_of: dict[str, str] = {}
     for i, raw in enumerate(reader.items(top, "matches", "", required=True)):
         path = f"matches[{i}]"
-        item = reader.mapping(raw, path, ("id", "name", "venue", "home", "away", "kickoff", "host"))
+        item = reader.mapping(raw, path, ("id", "name", "venue", "home", "away", "kickoff", "host",
+                                          "televised_by"))  # fmt: skip
         if item is None:
             continue
         match_id = reader.text(item, "id", path)
@@ -185,9 +187,31 @@ def matches(
             kickoff = None
         host = reader.text(item, "host", path, required=False)
         reader.reference(host, f"{path}.host", org_ids, "organisation")
+        televised_by = _televised_by(reader, item, path, org_ids, kinds or {})
         if match_id and known_venue and venue and home and away and kickoff:
-            result.append(Match(match_id, venue, home, away, kickoff, host))
+            result.append(Match(match_id, venue, home, away, kickoff, host, televised_by))
     return result, venue_of
+
+
+def _televised_by(
+    reader: Reader, item: dict[str, Any], path: str, org_ids: list[str], kinds: dict[str, str]
+) -> tuple[str, ...] | None:
+    """A match's `televised_by` (docs/section-k.md): broadcasters, each known and listed
+    once; None when left out (the match's host televises it)."""
+    if item.get("televised_by") is None:
+        return None
+    listed = reader.id_list(item, "televised_by", path, required=True)
+    seen: set[str] = set()
+    for j, org in enumerate(listed):
+        where = f"{path}.televised_by[{j}]"
+        if not reader.reference(org, where, org_ids, "organisation"):
+            continue
+        if org in seen:
+            reader.problem(where, f'"{org}" is listed twice')
+        elif kinds.get(org, "broadcaster") != "broadcaster":
+            reader.problem(where, f'"{org}" is a {kinds[org]}, not a broadcaster')
+        seen.add(org)
+    return tuple(dict.fromkeys(listed))
 
 
 def _has_deadline(kickoff: datetime, deadline: timedelta) -> bool:

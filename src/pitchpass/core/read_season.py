@@ -9,11 +9,22 @@ from typing import Any
 from pitchpass.core.fields import Reader
 from pitchpass.core.model import UNRANKED, Minimum, Quota, Rotation, SeasonRules
 from pitchpass.core.problems import did_you_mean
+from pitchpass.core.season_rules import TELEVISING
 
 PERIODS = ("match", "day", "season")
 COUNTS = ("requests", "places")
 GROUPS = ("partners", "partners together")
 PATH = "policy.season"
+# A minimum's Section K fields (docs/section-k.md): their values, the default first (for
+# `by`, `counts`, `debts`: what a minimum meant before them), and what `section: K` sets.
+MINIMUM_CHOICES = {
+    "by": ("home", "occupant", "away"),
+    "counts": ("requests", "occasions"),
+    "debts": ("any-refusal", "club-refusal"),
+    "rank": ("after-televising", "first"),
+}
+SECTION_K = {"to": TELEVISING, "by": "occupant", "counts": "occasions",
+             "debts": "club-refusal", "rank": "after-televising"}  # fmt: skip
 
 
 def season_rules(
@@ -67,14 +78,16 @@ class _Known:
 
 
 def _who(reader: Reader, value: str | None, where: str, known: _Known, each: bool) -> bool:
+    """`each` for a quota's `for`; a minimum's `to` may be `televising` instead."""
     if value is None:
         return False
-    if value in GROUPS or (each and value == "each") or value in known.orgs:
+    special = ("each",) if each else (TELEVISING,)
+    if value in GROUPS or value in special or value in known.orgs:
         return True
     prefix, _, kind = value.partition(":")
     if prefix == "kind" and kind:
         return reader.reference(kind, where, known.kinds, "organisation kind")
-    choices = [*GROUPS, "kind:<kind>", *(["each"] if each else [])]
+    choices = [*GROUPS, "kind:<kind>", *special]
     reader.problem(
         where,
         f'unknown organisation "{value}"{did_you_mean(value, [*known.orgs, *GROUPS])}; an'
@@ -122,9 +135,22 @@ def _quota(reader: Reader, raw: Any, path: str, known: _Known) -> Quota | None:
 def _minimum(
     reader: Reader, raw: Any, path: str, known: _Known, names: dict[str, str]
 ) -> Minimum | None:
-    item = reader.mapping(raw, path, ("name", "to", "at_least", "cells"))
+    fields = ("name", "to", "at_least", "cells", "section", *MINIMUM_CHOICES)
+    item = reader.mapping(raw, path, fields)
     if item is None:
         return None
+    chosen: dict[str, str] = {}
+    if item.get("section") is not None:
+        section = _choice(reader, item, "section", path, ("K",))
+        if section is None:
+            return None
+        chosen.update(SECTION_K)  # a field given beside it overrides it
+    for key, options in MINIMUM_CHOICES.items():
+        if item.get(key) is not None:
+            value = _choice(reader, item, key, path, options)
+            if value is None:
+                return None
+            chosen[key] = value
     name = reader.text(item, "name", path)
     if name is not None:
         if name in names:
@@ -132,7 +158,7 @@ def _minimum(
                 f"{path}.name", f'minimum name "{name}" is already used by {names[name]}'
             )
         names.setdefault(name, path)
-    to = reader.text(item, "to", path)
+    to = reader.text(item, "to", path, required="section" not in item) or chosen.get("to")
     ok = _who(reader, to, f"{path}.to", known, each=False)
     at_least = reader.integer(item, "at_least", path, 1)
     cells = []
@@ -159,7 +185,8 @@ def _minimum(
         return None
     if not cells:
         return None
-    return Minimum(name, to, at_least, tuple(cells))
+    chosen.pop("to", None)
+    return Minimum(name, to, at_least, tuple(cells), **chosen)
 
 
 def _rotation(

@@ -136,8 +136,9 @@ def _read(document: dict[str, Any], consume: bool = False) -> tuple[Reader, _Rea
     phase_ids = reader.known("phase") or [p.id for p in plan]
     the_venues, zones_of = venues(reader, top, phase_ids, org_ids)
     the_matches, venue_of = matches(
-        reader, top, reader.known("venue"), org_ids, the_policy.deadline
-    )
+        reader, top, reader.known("venue"), org_ids, the_policy.deadline,
+        {o.id: o.kind for o in orgs},
+    )  # fmt: skip
     zones = {match_id: zones_of.get(venue, []) for match_id, venue in venue_of.items()}
     season = season_rules(
         reader, top, org_ids, [z for ids in zones_of.values() for z in ids], phase_ids,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pitchpass.core.read_season import MINIMUM_CHOICES
 from pitchpass.core.read_setup import KINDS
 
 _ID = {"type": ["string", "integer"], "minLength": 1}
@@ -55,9 +56,12 @@ def _season() -> dict[str, Any]:
             "to": who,
             "at_least": {"type": "integer", "minimum": 1},
             "cells": {"type": "array", "items": cell, "minItems": 1},
+            "section": {"enum": ["K"]},  # docs/section-k.md: sets the five below at once
+            **{key: {"enum": list(options)} for key, options in MINIMUM_CHOICES.items()},
         },
-        ["name", "to", "at_least", "cells"],
+        ["name", "at_least", "cells"],
     )
+    minimum["anyOf"] = [{"required": ["to"]}, {"required": ["section"]}]
     rotation = _object({"zone": _ID, "phase": _ID, "tier": _ID}, ["zone", "phase", "tier"])
     return _object(
         {
@@ -199,6 +203,7 @@ def scenario_schema() -> dict[str, Any]:
                         "away": _ID,
                         "kickoff": _TIME,
                         "host": _ID,
+                        "televised_by": {"type": "array", "items": _ID, "uniqueItems": True},
                     },
                     ["id", "venue", "home", "away", "kickoff"],
                 ),

@@ -21,23 +21,30 @@ from pitchpass.core.allocate import Item, first_come, most_granted
 from pitchpass.core.codes import Mode, ReasonCode
 from pitchpass.core.decide import MatchResult, Setting, choose, finish, set_up
 from pitchpass.core.linked import linked_groups
-from pitchpass.core.model import Request, Scenario, SeasonRules
+from pitchpass.core.model import Minimum, Request, Scenario, SeasonRules
 from pitchpass.core.places import Cell
 from pitchpass.core.problems import Unproven
 from pitchpass.core.reasons import Reason
 from pitchpass.core.season_rules import (
+    TELEVISING,
     PairKey,
     QuotaKey,
     amount,
     describe,
     in_rotation,
     names_of,
+    occupant_of,
+    pair_counts,
     pair_keys,
     quota_keys,
     quota_name,
 )
 
 LOWEST = -(1 << 63)
+OWN_FIRST = (
+    "the host's and the televising broadcasters' requests first (a minimum ranked after them)"
+)
+Constraint = tuple[str, list[int], list[int], int, int]  # name, variables, coefficients, low, high
 
 
 @dataclass
@@ -50,6 +57,7 @@ class Entry:
     quotas: list[QuotaKey]
     pairs: list[PairKey]
     rotations: list[int]
+    own: bool = False  # the match's host's or a broadcaster's televising it (section-k.md)
 
 
 @dataclass
@@ -103,8 +111,9 @@ def solve_season(scenario: Scenario, settings: list[Setting]) -> Season:
             entries[r.id] = Entry(
                 r, setting, setting.items[r.id],
                 quota_keys(rules.quotas, r, org, match, partners),
-                pair_keys(rules.minimums, r, org, match, partners),
+                pair_keys(rules.minimums, r, org, match, partners, occupant_of(scenario, r)),
                 [n for n, rotation in enumerate(rules.rotations) if in_rotation(rotation, r, tier)],
+                r.by == match.host or r.by in match.televising,
             )  # fmt: skip
     locked = [e for e in entries.values() if e.request.locked]
     left: dict[QuotaKey, int] = {}
@@ -139,16 +148,22 @@ def solve_season(scenario: Scenario, settings: list[Setting]) -> Season:
         (searched if cells & contended or binding.intersection(e.quotas) else free).append(e)
     granted = {e.request.id for e in free}
     _, counts, turns = _tallied(rules, entries.values(), [*locked, *free])  # what is fixed
+    # (pair, match) where a minimum counted in occasions has one already: more grants of
+    # the pair there count nothing (docs/section-k.md, `counts: occasions`).
+    occasions = {(p, e.setting.match.id) for e in [*locked, *free] for p in e.pairs}
     open_pairs = {
         pair for e in searched for pair in e.pairs
         if counts.get(pair, 0) < rules.minimums[pair[0]].at_least
     }  # fmt: skip
     active = {n for e in searched for n in e.rotations}
-    links = _Links(contended, binding, open_pairs, active)
+    first = any(m.rank == "after-televising" for m in rules.minimums)
+    links = _Links(contended, binding, open_pairs, active, first)
     season = Season(rules, entries, granted, plain, names=names_of(scenario))
     for group in _groups(searched, links):
         unproven: list[Unproven] = []
-        granted |= _solve(scenario, rules, group, links, counts, turns, room_for, unproven)
+        granted |= _solve(
+            scenario, rules, group, links, (counts, occasions, turns), room_for, unproven
+        )
         # The rules binding at each match, else those binding among the group's matches.
         at_match: dict[str, list[Entry]] = {}
         for e in group:
@@ -169,6 +184,8 @@ def _rules_of(
 ) -> list[str]:
     """The season rules that bind in a group, in words."""
     found: dict[str, None] = {}
+    if links.televising_first and any(e.own for e in group):
+        found[OWN_FIRST] = None
     for e in group:
         for k in e.quotas:
             if k in links.binding:
@@ -191,6 +208,9 @@ class _Links:
     binding: set[QuotaKey]
     open_pairs: set[PairKey]
     active: set[int]
+    # A minimum ranked `after-televising`: the host's and the televising broadcasters'
+    # grants come first at every match (docs/section-k.md, "The objective with rank").
+    televising_first: bool = False
 
     def of(self, e: Entry) -> list[object]:
         match_id = e.setting.match.id
@@ -216,12 +236,15 @@ def _order(e: Entry) -> tuple[int, datetime, str]:
 
 def _solve(
     scenario: Scenario, rules: SeasonRules, group: list[Entry], links: _Links,
-    counts: dict[PairKey, int], turns: list[dict[str, int]], room_for: Callable[[QuotaKey], int],
-    unproven: list[Unproven],
+    fixed: tuple[dict[PairKey, int], set[tuple[PairKey, str]], list[dict[str, int]]],
+    room_for: Callable[[QuotaKey], int], unproven: list[Unproven],
 ) -> set[str]:  # fmt: skip
     """The group's choice; where the solver's time limit passed first, the best found,
-    said in `unproven`."""
-    if not any(links.seasonal(e) for e in group):  # one match's own contention: as on its own
+    said in `unproven`. `fixed`: what the grants already made count (pairs' counts, the
+    occasions they hold, rotations' turns)."""
+    counts, occasions, turns = fixed
+    own_first = links.televising_first and any(e.own for e in group)
+    if not own_first and not any(links.seasonal(e) for e in group):  # as on its own
         setting = group[0].setting
         items = [e.item for e in group]
         if scenario.policy.within_tier is Mode.FIRST_COME:
@@ -258,18 +281,27 @@ def _solve(
                             [amount(quota, group[n].request) for n in held], LOWEST,
                             room_for(k)))  # fmt: skip
     objectives: list[tuple[str, tuple[int, ...]]] = []
-    shortfall: list[int] = []
+    shortfall: list[int] = []  # the met parts of minimums ranked first
+    after: list[int] = []  # of those ranked after the host and the televising broadcasters
     unary: list[tuple[list[int], list[int]]] = []  # counters in unary, the grants they count
     for p, held in pairs.items():
-        # No more of the minimum can be met here than there are requests to count for it.
+        if rules.minimums[p[0]].counts == "occasions":
+            held = _occasions(names, group, p, held, occasions, constraints, unary)
+        # No more of the minimum can be met here than there are grants to count for it.
         need = min(rules.minimums[p[0]].at_least - counts.get(p, 0), len(held))
         made = [_variable(names, f"minimum[{p[0]}, {p[1]}, {p[2]}, {k}]") for k in range(need)]
         constraints.append((f"minimum[{p[0]}, {p[1]}, {p[2]}]", [*made, *held],
                             [1] * len(made) + [-1] * len(held), LOWEST, 0))  # fmt: skip
-        shortfall += made
+        (after if rules.minimums[p[0]].rank == "after-televising" else shortfall).extend(made)
         unary.append((made, held))
     if shortfall:
         objectives.append(("minimums", tuple(shortfall)))
+    if own_first:
+        objectives.append(
+            ("host and televising granted", tuple(n for n, e in enumerate(group) if e.own))
+        )
+    if after:
+        objectives.append(("minimums after the televising", tuple(after)))
     for r in sorted(rotations):
         levels: dict[int, list[int]] = {}
         for org, held in rotations[r].items():
@@ -303,6 +335,29 @@ def _solve(
     if solved.unproven is not None:
         unproven.append(solved.unproven)
     return {e.request.id for e, value in zip(group, solved.values, strict=False) if value}
+
+
+def _occasions(
+    names: list[str], group: list[Entry], pair: PairKey, held: list[int],
+    occasions: set[tuple[PairKey, str]], constraints: list[Constraint],
+    unary: list[tuple[list[int], list[int]]],
+) -> list[int]:  # fmt: skip
+    """For a minimum counted in occasions: a variable for each match of the pair's grants
+    `held` where it has none yet, 1 only when one of them there is granted (counted in
+    unary, over its grants)."""
+    at: dict[str, list[int]] = {}
+    for n in held:
+        match_id = group[n].setting.match.id
+        if (pair, match_id) not in occasions:
+            at.setdefault(match_id, []).append(n)
+    made = []
+    for match_id, there in at.items():
+        occasion = _variable(names, f"occasion[{pair[0]}, {pair[1]}, {pair[2]}, {match_id}]")
+        constraints.append((f"occasion[{pair[0]}, {pair[1]}, {pair[2]}, {match_id}] held",
+                            [occasion, *there], [1] + [-1] * len(there), LOWEST, 0))  # fmt: skip
+        unary.append(([occasion], there))
+        made.append(occasion)
+    return made
 
 
 def _first_come(
@@ -355,7 +410,7 @@ def _tallied(
     """Quota use, minimum counts and rotation turns of the `counted` entries; each
     organisation that asked in a rotation (among `entries`) has its turns, 0 or more."""
     used: dict[QuotaKey, int] = {}
-    counts: dict[PairKey, int] = {}
+    hits: list[tuple[PairKey, str]] = []
     turns: list[dict[str, int]] = [{} for _ in rules.rotations]
     for e in entries:
         for n in e.rotations:
@@ -363,11 +418,10 @@ def _tallied(
     for e in counted:
         for k in e.quotas:
             used[k] = used.get(k, 0) + amount(rules.quotas[k[0]], e.request)
-        for p in e.pairs:
-            counts[p] = counts.get(p, 0) + 1
+        hits += [(p, e.setting.match.id) for p in e.pairs]
         for n in e.rotations:
             turns[n][e.request.by] += 1
-    return used, counts, turns
+    return used, pair_counts(rules.minimums, hits), turns
 
 
 def season_reasons(scenario: Scenario, season: Season) -> dict[str, tuple[Reason, ...]]:
@@ -466,9 +520,16 @@ def _took_for_minimum(scenario: Scenario, e: Entry, short: list[Cell], season: S
     minimum = season.rules.minimums[pair[0]]
     return (
         f'its places went to meet the season minimum "{minimum.name}": '
-        f"{describe(pair[1], season.names)} grants {describe(pair[2], season.names)} at least"
-        f" {minimum.at_least} a season"
+        f"{_owed(minimum, pair, season.names)} a season"
     )
+
+
+def _owed(minimum: Minimum, pair: PairKey, names: dict[str, str]) -> str:
+    """A minimum's pair in words: "North FC grants Sky Sports at least 2", or under
+    Section K's fields "... Sky Sports (televising) at least 2 occasions"."""
+    who = describe(pair[2], names) + (" (televising)" if minimum.to == TELEVISING else "")
+    unit = " occasions" if minimum.counts == "occasions" else ""
+    return f"{describe(pair[1], names)} grants {who} at least {minimum.at_least}{unit}"
 
 
 def _rotations_at(e: Entry, short: list[Cell], season: Season) -> list[int]:
@@ -478,11 +539,11 @@ def _rotations_at(e: Entry, short: list[Cell], season: Season) -> list[int]:
 
 def _minimum_reason(rules: SeasonRules, pair: PairKey, count: int, names: dict[str, str]) -> Reason:
     minimum = rules.minimums[pair[0]]
+    counted = "met" if minimum.counts == "occasions" else "granted"
     return Reason(
         ReasonCode.MINIMUM,
-        f'granted to meet the season minimum "{minimum.name}": {describe(pair[1], names)}'
-        f" grants {describe(pair[2], names)} at least {minimum.at_least} a season"
-        f" ({count} granted)",
+        f'granted to meet the season minimum "{minimum.name}": {_owed(minimum, pair, names)}'
+        f" a season ({count} {counted})",
     )
 
 

@@ -12,9 +12,12 @@ from pitchpass.core.codes import ReasonCode, Status
 from pitchpass.core.decide import Decision, MatchResult
 from pitchpass.core.model import Match, Minimum, Scenario, SeasonRules
 from pitchpass.core.season_rules import (
+    TELEVISING,
     TOGETHER,
     amount,
     in_rotation,
+    occupant_of,
+    owing_clubs,
     pair_keys,
     quota_keys,
     subject,
@@ -112,10 +115,17 @@ def _quotas(
     ]
 
 
-def _subjects(scenario: Scenario, minimum: Minimum, club: str) -> list[str]:
+def _subjects(scenario: Scenario, minimum: Minimum, club: str, matches: list[Match]) -> list[str]:
+    """Whom the club owes the minimum: under `to: televising`, each broadcaster that
+    televises one of the matches at which it owes (docs/section-k.md)."""
     if minimum.to == TOGETHER:
         return [TOGETHER] if scenario.competition.partners else []
     partners = scenario.competition.partners
+    if minimum.to == TELEVISING:
+        return [
+            o.id for o in scenario.organisations
+            if o.id != club and any(o.id in m.televising for m in matches)
+        ]  # fmt: skip
     return [
         o.id for o in scenario.organisations
         if o.id != club and subject(minimum.to, o, partners) is not None
@@ -125,17 +135,20 @@ def _subjects(scenario: Scenario, minimum: Minimum, club: str) -> list[str]:
 def _minimums(
     scenario: Scenario, rules: SeasonRules, decided: list[tuple[Match, Decision]]
 ) -> list[dict[str, Any]]:
-    home_matches: dict[str, list[Match]] = {}
-    for match in sorted(scenario.matches, key=lambda m: (m.kickoff, m.id)):
-        home_matches.setdefault(match.home, []).append(match)
+    ordered = sorted(scenario.matches, key=lambda m: (m.kickoff, m.id))
     by_match: dict[str, list[Decision]] = {}
     for match, d in decided:
         by_match.setdefault(match.id, []).append(d)
     partners = scenario.competition.partners
     out = []
     for number, minimum in enumerate(rules.minimums):
-        for club, matches in home_matches.items():
-            for who in _subjects(scenario, minimum, club):
+        owes: dict[str, list[Match]] = {}  # club -> the matches at which it may owe, in order
+        for match in ordered:
+            for club in owing_clubs(minimum, match):
+                owes.setdefault(club, []).append(match)
+        occasions = minimum.counts == "occasions"
+        for club, matches in owes.items():
+            for who in _subjects(scenario, minimum, club, matches):
                 count = asked = 0
                 debts: list[dict[str, str | None]] = []
                 for match in matches:
@@ -143,21 +156,23 @@ def _minimums(
                         d for d in by_match.get(match.id, [])
                         if (number, club, who) in pair_keys(
                             rules.minimums, d.request, scenario.organisation(d.request.by),
-                            match, partners,
+                            match, partners, occupant_of(scenario, d.request),
                         )
                     ]  # fmt: skip
-                    asked += len(mine)
-                    for d in mine:
-                        if not _granted(d):
-                            continue
+                    granted = sum(1 for d in mine if _granted(d))
+                    asked += min(len(mine), 1) if occasions else len(mine)
+                    for _ in range(min(granted, 1) if occasions else granted):
                         count += 1
                         # debts open now were opened at earlier matches: refusals come after
                         owed = next((debt for debt in debts if debt["paid_at"] is None), None)
                         if owed is not None:
                             owed["paid_at"] = match.id
                     for d in mine:
-                        if _granted(d) or any(r.code in NO_DEBT for r in d.reasons):
+                        if _granted(d) or not _opens_debt(minimum, d):
                             continue
+                        if occasions and (granted or any(x["opened_at"] == match.id
+                                                         for x in debts)):  # fmt: skip
+                            continue  # an occasion is met or owed here once
                         open_now = sum(1 for debt in debts if debt["paid_at"] is None)
                         if count + open_now < minimum.at_least:
                             debts.append(
@@ -169,7 +184,8 @@ def _minimums(
                         "club": club,
                         "to": who,
                         "at_least": minimum.at_least,
-                        "asked": asked,  # requests that would count: short of these, none can
+                        "counts": minimum.counts,
+                        "asked": asked,  # grants that could count: short of these, none can
                         "too_few_asked": asked < minimum.at_least,  # it could not be met
                         "granted": count,
                         "met": count >= minimum.at_least,
@@ -179,6 +195,16 @@ def _minimums(
                     }
                 )
     return out
+
+
+def _opens_debt(minimum: Minimum, d: Decision) -> bool:
+    """Whether a refusal opens a make-up debt: any but the requester's own doing (late,
+    no-shows); under `debts: club-refusal`, only the club's own (docs/section-k.md):
+    consent refused or never given."""
+    codes = {r.code for r in d.reasons}
+    if minimum.debts == "club-refusal":
+        return ReasonCode.NO_CONSENT in codes
+    return not codes & NO_DEBT
 
 
 def _rotations(

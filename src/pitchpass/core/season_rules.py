@@ -5,7 +5,7 @@ report (season_report) both ask here, so they count alike."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from pitchpass.core.linked import linked_groups
@@ -19,9 +19,10 @@ from pitchpass.core.model import (
     Scenario,
     SeasonRules,
 )
-from pitchpass.core.policy import tier_of
+from pitchpass.core.policy import occupant_club, tier_of
 
 TOGETHER = "partners together"
+TELEVISING = "televising"  # a minimum's `to`: the broadcasters televising each match
 QuotaKey = tuple[int, str, str]  # (the quota's index, its subject, the period)
 PairKey = tuple[int, str, str]  # (the minimum's index, the club, the subject)
 
@@ -130,17 +131,72 @@ def in_cells(minimum: Minimum, request: Request) -> bool:
 
 def pair_keys(
     minimums: tuple[Minimum, ...], request: Request, org: Organisation, match: Match,
-    partners: frozenset[str],
+    partners: frozenset[str], occupant: str | None = None,
 ) -> list[PairKey]:  # fmt: skip
-    """The (minimum, club, subject) pairs a grant of `request` counts for."""
+    """The (minimum, club, subject) pairs a grant of `request` counts for; `occupant`: that
+    of the request's zone (home, away or None), for a minimum owed `by: occupant`. A
+    club's own requests count for nothing it owes."""
     keys = []
     for number, minimum in enumerate(minimums):
-        if request.by == match.home or not in_cells(minimum, request):
+        if not in_cells(minimum, request):
             continue
-        who = subject(minimum.to, org, partners)
+        club = owing_club(minimum, match, occupant)
+        if request.by == club:
+            continue
+        if minimum.to == TELEVISING:  # docs/section-k.md: only those televising this match
+            who = org.id if org.id in match.televising else None
+        else:
+            who = subject(minimum.to, org, partners)
         if who is not None:
-            keys.append((number, match.home, who))
+            keys.append((number, club, who))
     return keys
+
+
+def owing_club(minimum: Minimum, match: Match, occupant: str | None) -> str:
+    """The club that owes a minimum at a match (docs/section-k.md, `by`): the home club;
+    the away club; or the club whose room the zone is, the home club's for a zone of no
+    occupant."""
+    if minimum.by == "away":
+        return match.away
+    if minimum.by == "occupant":
+        return occupant_club(occupant, match.home, match.away) or match.home
+    return match.home
+
+
+def owes_at(minimum: Minimum, club: str, who: str, match: Match) -> bool:
+    """Whether `club` owes the minimum to `who` at the match: it plays there on the side
+    that `by` names (home, away, or either for `by: occupant`), and under `to:
+    televising`, `who` televises it."""
+    if club not in owing_clubs(minimum, match):
+        return False
+    return minimum.to != TELEVISING or who in match.televising
+
+
+def owing_clubs(minimum: Minimum, match: Match) -> tuple[str, ...]:
+    """The clubs that may owe the minimum at the match, as `by` says."""
+    return {"home": (match.home,), "away": (match.away,)}.get(minimum.by, (match.home, match.away))
+
+
+def occupant_of(scenario: Scenario, request: Request) -> str | None:
+    """The occupant (home, away or None) of the zone a request asks for."""
+    return scenario.venue(scenario.match(request.match).venue).zone(request.zone).occupant
+
+
+def pair_counts(
+    minimums: tuple[Minimum, ...], hits: Iterable[tuple[PairKey, str]]
+) -> dict[PairKey, int]:
+    """Each pair's count of the grants `hits` ((pair, match id), one for each grant that
+    counts for the pair): one for each grant, or for `counts: occasions`, one for each
+    match with a grant (docs/section-k.md)."""
+    counts: dict[PairKey, int] = {}
+    seen: set[tuple[PairKey, str]] = set()
+    for pair, match_id in hits:
+        if minimums[pair[0]].counts == "occasions":
+            if (pair, match_id) in seen:
+                continue
+            seen.add((pair, match_id))
+        counts[pair] = counts.get(pair, 0) + 1
+    return counts
 
 
 def in_rotation(rotation: Rotation, request: Request, tier: str) -> bool:
@@ -182,7 +238,8 @@ def independent_groups(scenario: Scenario) -> list[list[str]]:
                 ("quota", key) for key in quota_keys(rules.quotas, r, org, match, partners)
                 if rules.quotas[key[0]].per != "match"
             ]  # fmt: skip
-            links += [("pair", key) for key in pair_keys(rules.minimums, r, org, match, partners)]
+            links += [("pair", key) for key in pair_keys(rules.minimums, r, org, match, partners,
+                                                         occupant_of(scenario, r))]  # fmt: skip
             links += [
                 ("rotation", n) for n, rotation in enumerate(rules.rotations)
                 if r.zone == rotation.zone and rotation.phase in r.phases
@@ -218,7 +275,7 @@ class MinimumOwed:
     to: str  # whom it is owed (an organisation, or the partners together)
     met: int
     at_least: int
-    home_left: int  # the club's home matches from this one on (this one included)
+    left: int  # the matches from this one on at which the club owes it (this one included)
 
 
 @dataclass(frozen=True)
@@ -242,9 +299,9 @@ def standing(scenario: Scenario, match_id: str) -> Standing:
     """Where the season stands for the match, counted as the engine counts (quota_keys,
     pair_keys, in_rotation) over the requests held (`locked`: published grants and offers,
     at every match of the document): each quota that a request of this match counts
-    towards, with its use; each minimum owed by the match's home club to whom this
-    match's requests could meet it, with the club's home matches left; each rotation's
-    turns. Empty without season rules."""
+    towards, with its use; each minimum that this match's requests could meet, with the
+    matches left at which its club owes it; each rotation's turns. Empty without season
+    rules."""
     rules = scenario.policy.season
     if rules is None:
         return Standing((), (), ())
@@ -252,23 +309,22 @@ def standing(scenario: Scenario, match_id: str) -> Standing:
     match = scenario.match(match_id)
     held = [r for r in scenario.requests if r.locked]
     used: dict[QuotaKey, int] = {}
-    met: dict[PairKey, int] = {}
+    hits: list[tuple[PairKey, str]] = []
     turns: list[dict[str, int]] = [{} for _ in rules.rotations]
     for r in held:
         at, org = scenario.match(r.match), scenario.organisation(r.by)
         for key in quota_keys(rules.quotas, r, org, at, partners):
             used[key] = used.get(key, 0) + amount(rules.quotas[key[0]], r)
-        for key in pair_keys(rules.minimums, r, org, at, partners):
-            met[key] = met.get(key, 0) + 1
+        hits += [(key, at.id) for key in pair_keys(rules.minimums, r, org, at, partners,
+                                                    occupant_of(scenario, r))]  # fmt: skip
         tier = tier_of(r, org, at, scenario.policy, partners)[1]
         for n, rotation in enumerate(rules.rotations):
             if in_rotation(rotation, r, tier):
                 turns[n][r.by] = turns[n].get(r.by, 0) + 1
     quotas: dict[QuotaKey, QuotaUse] = {}
     pairs: dict[PairKey, MinimumOwed] = {}
-    home_left = sum(
-        1 for m in scenario.matches if m.home == match.home and m.kickoff >= match.kickoff
-    )
+    met = pair_counts(rules.minimums, hits)
+    later = [m for m in scenario.matches if m.kickoff >= match.kickoff]
     names = names_of(scenario)
     for r in scenario.requests_of(match_id):
         org = scenario.organisation(r.by)
@@ -277,11 +333,12 @@ def standing(scenario: Scenario, match_id: str) -> Standing:
             quotas[key] = QuotaUse(
                 quota_name(quota, key, names), used.get(key, 0), quota.at_most, quota.counts
             )
-        for key in pair_keys(rules.minimums, r, org, match, partners):
+        for key in pair_keys(rules.minimums, r, org, match, partners, occupant_of(scenario, r)):
             minimum = rules.minimums[key[0]]
+            left = sum(1 for m in later if owes_at(minimum, key[1], key[2], m))
             pairs[key] = MinimumOwed(minimum.name, describe(key[1], names),
                                      describe(key[2], names), met.get(key, 0),
-                                     minimum.at_least, home_left)  # fmt: skip
+                                     minimum.at_least, left)  # fmt: skip
     spread = tuple(
         Turns(rot.zone, rot.phase, rot.tier,
               tuple((describe(org, names), k) for org, k in

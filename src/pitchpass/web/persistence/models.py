@@ -198,6 +198,9 @@ class Match(models.Model):
     host = models.ForeignKey(
         Organisation, on_delete=models.PROTECT, null=True, blank=True, related_name="hosted"
     )
+    # The keys of the broadcasters televising the match, as loaded (docs/section-k.md);
+    # None: its host televises it.
+    televised_by = models.JSONField(null=True, blank=True, default=None)
     position = models.PositiveIntegerField(default=0)
 
     class Meta:

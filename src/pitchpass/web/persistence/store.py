@@ -134,6 +134,7 @@ def _write(document: dict[str, Any], scenario: Scenario) -> None:
                 "kickoff": match.kickoff,
                 "kickoff_offset": offset(match.kickoff),
                 "host": orgs.get(match.host) if match.host else None,
+                "televised_by": None if match.televised_by is None else list(match.televised_by),
                 "position": n,
             },
         )
@@ -726,6 +727,7 @@ def match_json(match: m.Match) -> dict[str, Any]:
         "away": match.away.key,
         "kickoff": _when(match.kickoff, match.kickoff_offset),
         **({"host": match.host.key} if match.host else {}),
+        **({"televised_by": match.televised_by} if match.televised_by is not None else {}),
     }
 
 
