@@ -69,12 +69,19 @@ def _minimums(rows: list[dict[str, Any]]) -> Table:
         paid = [d for d in row["debts"] if d["paid_at"] is not None]
         owed = [d for d in row["debts"] if d["paid_at"] is None]
         table.add_row(
-            row["minimum"], row["club"], row["to"], f"{row['granted']}/{row['at_least']}",
+            row["minimum"], row["club"], row["to"],
+            f"{row['granted']}/{row['at_least']}" + _unit(row),
             str(row["asked"]), met,
             ", ".join(f"{d['opened_at']}→{d['paid_at']}" for d in paid),
             ", ".join(f"since {d['opened_at']}" for d in owed),
         )  # fmt: skip
     return table
+
+
+def _unit(row: dict[str, Any]) -> str:
+    """A minimum counted in occasions (docs/section-k.md) says so: a match's grants count
+    one."""
+    return " occasions" if row.get("counts") == "occasions" else ""
 
 
 def _rotations(rotations: list[dict[str, Any]]) -> Table:

@@ -5,9 +5,11 @@ each worked out in its docstring, decided by the engine and by the brute-force o
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,6 +28,7 @@ except ImportError:  # tests/core is not a package: pytest puts it on sys.path
     from oracle_season import oracle_season  # type: ignore[no-redef]
     from test_season import engine_season, seasons  # type: ignore[no-redef]
 
+EXAMPLE = Path(__file__).parents[2] / "scenarios" / "section-k.yaml"
 ROOM = {"zone": "room", "phases": ["pre-match"]}
 AWAY_ROOM = {"zone": "away-room", "phases": ["pre-match"]}
 
@@ -209,6 +212,24 @@ def test_a_minimum_ranked_after_the_televising_never_takes_the_hosts_place() -> 
     first["policy"]["season"]["minimums"][0]["rank"] = "first"
     assert granted(first) == {"bt-a"}
     assert engine_season(first)["bt-a"]["codes"] == ["minimum"]
+
+
+def test_the_example_file() -> None:
+    """scenarios/section-k.yaml, as its comments tell it."""
+    doc = yaml.safe_load(EXAMPLE.read_text())
+    assert granted(doc) == {"s1", "s1a", "b2", "s4", "s4b", "s4a"}
+    report = pairs(doc)
+    assert {pair: (x["granted"], x["met"]) for pair, x in report.items()} == {
+        ("north-fc", "sky-sports"): (2, True),  # m1's home room, m4's away room
+        ("north-fc", "bt-sport"): (0, False),
+        ("south-fc", "sky-sports"): (2, True),  # m1's away room, m4 (two crews: one)
+        ("south-fc", "bt-sport"): (1, True),
+        ("east-fc", "bt-sport"): (0, False),
+    }
+    assert [(d["opened_at"], d["request"]) for d in report["north-fc", "bt-sport"]["debts"]] == [
+        ("m3", "b3")
+    ]
+    assert report["east-fc", "bt-sport"]["too_few_asked"]
 
 
 def test_section_k_sets_the_five_fields_and_a_field_beside_it_wins() -> None:
