@@ -73,9 +73,14 @@ def _minimums(rows: list[dict[str, Any]]) -> Table:
             f"{row['granted']}/{row['at_least']}" + _unit(row),
             str(row["asked"]), met,
             ", ".join(f"{d['opened_at']}→{d['paid_at']}" for d in paid),
-            ", ".join(f"since {d['opened_at']}" for d in owed),
+            ", ".join(f"since {d['opened_at']}" + _why(d) for d in owed),
         )  # fmt: skip
     return table
+
+
+def _why(debt: dict[str, Any]) -> str:
+    """The refusal that opened a debt, by its codes."""
+    return f" ({', '.join(debt['refused'])})" if debt.get("refused") else ""
 
 
 def _unit(row: dict[str, Any]) -> str:

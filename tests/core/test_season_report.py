@@ -55,7 +55,9 @@ def test_a_refusal_opens_a_debt_that_a_later_grant_pays() -> None:
     # North FC refused BT's dressing-room request at m1 (Sky had the one place): a debt,
     # paid at m3, North FC's next home match, where BT was granted.
     bt = pair(out, "north-fc", "bt-sport")
-    assert bt["debts"] == [{"opened_at": "m1", "request": "d1b", "paid_at": "m3"}]
+    assert bt["debts"] == [
+        {"opened_at": "m1", "request": "d1b", "paid_at": "m3", "refused": ["capacity"]}
+    ]
     assert (bt["granted"], bt["met"], bt["owed"]) == (1, True, 0)
     assert (bt["asked"], bt["too_few_asked"]) == (2, False)  # d1b, and m3's granted
     assert pair(out, "north-fc", "sky-sports")["debts"] == []
@@ -74,7 +76,9 @@ def test_a_debt_never_paid_is_owed_and_a_late_refusal_opens_none() -> None:
     late["submitted"] = "2026-08-28T10:00:00+01:00"  # within 5 days of m3's kick-off
     out = report(doc)
     bt = pair(out, "north-fc", "bt-sport")
-    assert bt["debts"] == [{"opened_at": "m1", "request": "d1b", "paid_at": None}]
+    assert bt["debts"] == [
+        {"opened_at": "m1", "request": "d1b", "paid_at": None, "refused": ["capacity"]}
+    ]
     assert (bt["owed"], bt["short"], bt["met"]) == (1, 1, False)
     assert pair(out, "north-fc", "sky-sports")["debts"] == []  # d3s was late
 

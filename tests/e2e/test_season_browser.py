@@ -37,7 +37,7 @@ def test_the_admin_reads_the_season_report(browser: Browser, site: Site, width: 
     page.get_by_role("link", name="Season report: Mini League").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Season report: Mini League")
     minimums = page.get_by_role("table", name="minimums")
-    expect(minimums).to_contain_text("m1:d1b: refused at m1, paid at m3")
+    expect(minimums).to_contain_text("m1:d1b: refused at m1 (capacity), paid at m3")
     expect(minimums).to_contain_text("short by 1")
     expect(page.get_by_role("table", name="quotas")).to_contain_text("2 of 2 requests")
     rotations = page.get_by_role("table", name="rotations")

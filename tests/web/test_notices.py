@@ -259,7 +259,7 @@ def test_the_notices_page_lists_what_changed_since_the_last_visit(desk) -> None:
     first = page.get("/notices/").content.decode()
     assert first.count('class="new"') == 2 and "r24" in first and "46 of 46" in first
     assert "r02" not in first and "BT Sport" not in first  # never another's request
-    assert "What changed for man-city-documentary" in first
+    assert "What changed for Manchester City documentary crew (for Amazon Prime Video)" in first
     again = page.get("/notices/").content.decode()
     assert 'class="new"' not in again and "r24" in again  # seen: listed, no longer new
     # The API lists the same lines, word for word, and reading it is not a visit.

@@ -65,7 +65,9 @@ def test_the_admin_gets_the_report_the_cli_gives(league: dict[str, Client]) -> N
     # As `pitchpass season` on the file (tests/core/test_season_report.py), with the
     # desk's request ids (`match:id`).
     bt = next(p for p in report["minimums"] if p["club"] == "north-fc" and p["to"] == "bt-sport")
-    assert bt["debts"] == [{"opened_at": "m1", "request": "m1:d1b", "paid_at": "m3"}]
+    assert bt["debts"] == [
+        {"opened_at": "m1", "request": "m1:d1b", "paid_at": "m3", "refused": ["capacity"]}
+    ]
     assert report["rotations"][0]["spread"] == 0
     assert report["quotas"][0]["used"] == 2
 
@@ -104,7 +106,8 @@ def test_the_page_and_its_plot(league: dict[str, Client]) -> None:
     text = page.content.decode()
     assert "<title>Season report: Mini League · pitchpass</title>" in text
     assert text.count('id="hindsight"') == 1
-    for words in ("Season report: Mini League", "short by 1", "m1:d1b: refused at m1, paid at m3",
+    for words in ("Season report: Mini League", "short by 1",
+                  "m1:d1b: refused at m1 (capacity), paid at m3",
                   "2 of 2 requests", "tunnel, post-match (partner)"):  # fmt: skip
         assert words in text
     plot = client.get("/competitions/mini-league/season.svg")

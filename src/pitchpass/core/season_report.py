@@ -150,7 +150,7 @@ def _minimums(
         for club, matches in owes.items():
             for who in _subjects(scenario, minimum, club, matches):
                 count = asked = 0
-                debts: list[dict[str, str | None]] = []
+                debts: list[dict[str, Any]] = []
                 for match in matches:
                     mine = [
                         d for d in by_match.get(match.id, [])
@@ -175,9 +175,10 @@ def _minimums(
                             continue  # an occasion is met or owed here once
                         open_now = sum(1 for debt in debts if debt["paid_at"] is None)
                         if count + open_now < minimum.at_least:
-                            debts.append(
-                                {"opened_at": match.id, "request": d.request.id, "paid_at": None}
-                            )
+                            debts.append({
+                                "opened_at": match.id, "request": d.request.id, "paid_at": None,
+                                "refused": sorted({r.code.value for r in d.reasons}),
+                            })  # fmt: skip
                 out.append(
                     {
                         "minimum": minimum.name,

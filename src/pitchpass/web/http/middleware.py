@@ -118,6 +118,14 @@ class ReadOnce:
             return self.get_response(request)
 
 
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """urls.handler404: the page says what the view said (`Http404("no match ...")`), and
+    nothing of Django's own (the URL resolver's "Resolver404", the patterns tried)."""
+    said = exception.args[0] if exception.args and isinstance(exception.args[0], str) else ""
+    page = render_to_string("404.html", {"exception": said}, request=request)
+    return HttpResponse(page, status=404)
+
+
 def server_error(request: HttpRequest) -> HttpResponse:
     """Django's last resort (urls.handler500), for faults outside any view (a middleware
     reading the session, say): the database away is a 503 that says so; anything else a

@@ -124,7 +124,7 @@ def _counted(output: dict[str, Any]) -> str:
 def publish(request: HttpRequest, match_key: str) -> HttpResponse:
     def act() -> str:
         newly = decisions.do_publish(user_of(request), match_key)
-        return f"Published: {len(newly)} grants locked."
+        return f"Published: {len(newly)} grant{'' if len(newly) == 1 else 's'} locked."
 
     return _on_board(request, match_key, act)
 

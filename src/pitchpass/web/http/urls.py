@@ -65,3 +65,4 @@ urlpatterns = [
 # Faults outside any view (a middleware reading the session from a database that went
 # away): middleware.server_error says what happened, in the page or the API's shape.
 handler500 = "pitchpass.web.http.middleware.server_error"
+handler404 = "pitchpass.web.http.middleware.not_found"

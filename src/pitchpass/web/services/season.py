@@ -28,7 +28,7 @@ from pitchpass.web.persistence.fixtures_store import season_document, season_ver
 from pitchpass.web.services import access
 
 KEPT_FOR = 24 * 3600  # seconds a season's report is kept under one version of its data
-KEPT_SHAPE = 6  # in the cache key: a SeasonView of another shape is never read back
+KEPT_SHAPE = 7  # in the cache key: a SeasonView of another shape is never read back
 PER_PAGE = 50  # rows of a long table (quotas, minimums) on one page
 
 
@@ -172,6 +172,8 @@ class SeasonPage:
     filters: dict[str, str]
     options: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     shown: frozenset[str] = frozenset({"quota", "minimum", "rotation"})  # the rule filter's
+    ignored: list[str] = field(default_factory=list)  # filters asked for that this season lacks
+    occasions: bool = False  # a minimum counts occasions (docs/section-k.md): the page says how
 
 
 def season_page(
@@ -180,8 +182,8 @@ def season_page(
     """The season report (season_of) summarised, filtered and paged. `filters`: `org` (an
     organisation: its own rows, and the rules for or of it), `club` (a club: its rows,
     its minimums, the quotas of its matches), `rule` (one rule's rows: "quota:0",
-    "minimum:NAME", "rotation:0"); unknown values are ignored (the page says the filters
-    it used). `pages`: `quotas` and `minimums`, 1-based, clamped to the pages there are."""
+    "minimum:NAME", "rotation:0"); an unknown value is not used, and `ignored` says so.
+    `pages`: `quotas` and `minimums`, 1-based, clamped to the pages there are."""
     view = season_of(user, competition_key)
     report = view.report
     org = filters.get("org", "") if filters.get("org", "") in view.names else ""
@@ -215,6 +217,12 @@ def season_page(
         "rule": view.rule_names,
     }  # fmt: skip
     used = {"org": org, "club": club, "rule": rule}
+    what = {"org": "organisation", "club": "club", "rule": "rule"}
+    ignored = [
+        f'no {what[k]} "{asked[:40]}{"..." if len(asked) > 40 else ""}" in this season'
+        for k in ("org", "club", "rule")
+        if (asked := filters.get(k, "")) and not used[k]
+    ]
     return SeasonPage(
         view,
         _summary(view),
@@ -225,6 +233,8 @@ def season_page(
         used,
         options,
         frozenset({kind}) if kind else frozenset({"quota", "minimum", "rotation"}),
+        ignored,
+        any(x.get("counts") == "occasions" for x in minimums),
     )
 
 

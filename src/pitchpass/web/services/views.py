@@ -33,6 +33,7 @@ class Viewer:
     role: str
     role_name: str
     org_key: str | None
+    org_name: str = ""  # the organisation's name, for what a page says of it
 
 
 def viewer(user: User) -> Viewer | None:
@@ -42,7 +43,8 @@ def viewer(user: User) -> Viewer | None:
     except ServiceError:
         return None
     org = who.organisation.key if who.organisation else None
-    return Viewer(who.role, who.get_role_display(), org)
+    name = who.organisation.name if who.organisation else ""
+    return Viewer(who.role, who.get_role_display(), org, name)
 
 
 def role_name(user: Any) -> str:
@@ -212,6 +214,7 @@ class Board:
     stale: bool
     publishable: bool
     proposed: int
+    granted: int  # the grants of the run (published or not)
     proposed_seen: int
     phases: list[str]
     phase_spans: list[tuple[str, float, float]]
@@ -285,6 +288,9 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         stale=stale,
         publishable=publishable,
         proposed=len(proposed),
+        granted=sum(
+            1 for d in (run.output["decisions"] if run else []) if d["status"] == Status.GRANTED
+        ),
         proposed_seen=sum(1 for row in rows if row.proposed),
         phases=[p.id for p in plan],
         phase_spans=[(p.id, p.start, p.end) for p in plan],

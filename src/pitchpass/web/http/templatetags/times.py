@@ -13,9 +13,12 @@ register = template.Library()
 
 
 @register.filter
-def when(moment: datetime | None, zone: tzinfo | None = None) -> str:
+def when(moment: datetime | str | None, zone: tzinfo | None = None) -> str:
+    """A moment as every page writes it; an ISO 8601 text (what the API also says) too."""
     if moment is None or moment == "":
         return ""
+    if isinstance(moment, str):
+        moment = datetime.fromisoformat(moment)
     return times.written(moment.astimezone(zone) if zone else moment)
 
 
