@@ -336,3 +336,16 @@ def dressing_rooms(draw: st.DrawFn) -> dict[str, Any]:
 @given(dressing_rooms())
 def test_seasons_with_section_k_match_the_oracle(doc: dict[str, Any]) -> None:
     assert engine_season(doc) == oracle_season(doc)
+
+
+def test_the_standing_names_every_club_that_owes_the_televising_broadcaster() -> None:
+    """scenarios/section-k.yaml at m2 (South v East, BT's): South owes BT (BT asked for
+    South's room) and so does East, whose away room is in the minimum's cells though
+    nobody asked for it; East has m2 and m3 left, both BT's."""
+    from pitchpass.core.season_rules import MinimumOwed, standing
+
+    found = standing(load_document(yaml.safe_load(EXAMPLE.read_text())), "m2")
+    assert found.minimums == (
+        MinimumOwed("Section K", "South FC", "BT Sport", 0, 1, 1),
+        MinimumOwed("Section K", "East FC", "BT Sport", 0, 1, 2),
+    )

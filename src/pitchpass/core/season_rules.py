@@ -163,6 +163,23 @@ def owing_club(minimum: Minimum, match: Match, occupant: str | None) -> str:
     return match.home
 
 
+def _televising_pairs(scenario: Scenario, rules: SeasonRules, match: Match) -> list[PairKey]:
+    """The pairs of each minimum `to: televising` owed at the match: each club that owes it
+    there (by its rooms among the minimum's cells: `by`), to each broadcaster televising
+    it."""
+    venue = scenario.venue(match.venue)
+    zones = {z.id: z.occupant for z in venue.zones}
+    out: list[PairKey] = []
+    for number, minimum in enumerate(rules.minimums):
+        if minimum.to != TELEVISING:
+            continue
+        clubs = dict.fromkeys(
+            owing_club(minimum, match, zones[zone]) for zone, _ in minimum.cells if zone in zones
+        )
+        out += [(number, club, who) for club in clubs for who in match.televising if who != club]
+    return out
+
+
 def owes_at(minimum: Minimum, club: str, who: str, match: Match) -> bool:
     """Whether `club` owes the minimum to `who` at the match: it plays there on the side
     that `by` names (home, away, or either for `by: occupant`), and under `to:
@@ -326,6 +343,7 @@ def standing(scenario: Scenario, match_id: str) -> Standing:
     met = pair_counts(rules.minimums, hits)
     later = [m for m in scenario.matches if m.kickoff >= match.kickoff]
     names = names_of(scenario)
+    keys: list[PairKey] = []
     for r in scenario.requests_of(match_id):
         org = scenario.organisation(r.by)
         for key in quota_keys(rules.quotas, r, org, match, partners):
@@ -333,12 +351,15 @@ def standing(scenario: Scenario, match_id: str) -> Standing:
             quotas[key] = QuotaUse(
                 quota_name(quota, key, names), used.get(key, 0), quota.at_most, quota.counts
             )
-        for key in pair_keys(rules.minimums, r, org, match, partners, occupant_of(scenario, r)):
-            minimum = rules.minimums[key[0]]
-            left = sum(1 for m in later if owes_at(minimum, key[1], key[2], m))
-            pairs[key] = MinimumOwed(minimum.name, describe(key[1], names),
-                                     describe(key[2], names), met.get(key, 0),
-                                     minimum.at_least, left)  # fmt: skip
+        keys += pair_keys(rules.minimums, r, org, match, partners, occupant_of(scenario, r))
+    # Owed to the broadcasters televising this match whether or not they asked here.
+    keys += _televising_pairs(scenario, rules, match)
+    for key in keys:
+        minimum = rules.minimums[key[0]]
+        left = sum(1 for m in later if owes_at(minimum, key[1], key[2], m))
+        pairs.setdefault(key, MinimumOwed(minimum.name, describe(key[1], names),
+                                          describe(key[2], names), met.get(key, 0),
+                                          minimum.at_least, left))  # fmt: skip
     spread = tuple(
         Turns(rot.zone, rot.phase, rot.tier,
               tuple((describe(org, names), k) for org, k in
