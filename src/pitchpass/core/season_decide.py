@@ -156,8 +156,8 @@ def solve_season(scenario: Scenario, settings: list[Setting]) -> Season:
         if counts.get(pair, 0) < rules.minimums[pair[0]].at_least
     }  # fmt: skip
     active = {n for e in searched for n in e.rotations}
-    first = any(m.rank == "after-televising" for m in rules.minimums)
-    links = _Links(contended, binding, open_pairs, active, first)
+    televising_first = any(m.rank == "after-televising" for m in rules.minimums)
+    links = _Links(contended, binding, open_pairs, active, televising_first)
     season = Season(rules, entries, granted, plain, names=names_of(scenario))
     for group in _groups(searched, links):
         unproven: list[Unproven] = []
@@ -253,7 +253,7 @@ def _solve(
     from pitchpass.core.solver import solve_lexicographic  # imports OR-Tools only when needed
 
     names = [f"grant[{e.request.id}]" for e in group]
-    constraints: list[tuple[str, list[int], list[int], int, int]] = []
+    constraints: list[Constraint] = []
     cells: dict[tuple[str, Cell], list[int]] = {}
     quotas: dict[QuotaKey, list[int]] = {}
     pairs: dict[PairKey, list[int]] = {}
@@ -363,7 +363,7 @@ def _occasions(
 def _first_come(
     group: list[Entry],
     size: int,
-    constraints: list[tuple[str, list[int], list[int], int, int]],
+    constraints: list[Constraint],
     unary: list[tuple[list[int], list[int]]],
 ) -> list[int]:
     """A choice of the group's model that holds (kept should the solver find none in its
