@@ -5,6 +5,7 @@ each worked out in its docstring, decided by the engine and by the brute-force o
 from __future__ import annotations
 
 import copy
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pitchpass.core import load_document
+from pitchpass.core.codes import Status
 from pitchpass.core.decide import decide
 from pitchpass.core.problems import ScenarioInvalid
 from pitchpass.core.season_report import season_report
@@ -346,6 +348,47 @@ def test_the_standing_names_every_club_that_owes_the_televising_broadcaster() ->
 
     found = standing(load_document(yaml.safe_load(EXAMPLE.read_text())), "m2")
     assert found.minimums == (
-        MinimumOwed("Section K", "South FC", "BT Sport", 0, 1, 1),
-        MinimumOwed("Section K", "East FC", "BT Sport", 0, 1, 2),
+        MinimumOwed("Section K", "South FC", "BT Sport", 0, 1, 1, 0, "occasions"),
+        MinimumOwed("Section K", "East FC", "BT Sport", 0, 1, 2, 0, "occasions"),
     )
+
+
+@settings(max_examples=examples(150))
+@given(dressing_rooms())
+def test_the_standing_owes_what_the_season_report_owes_before_each_match(
+    doc: dict[str, Any],
+) -> None:
+    """The desk's standing at each match, given the season decided so far (the grants of
+    earlier matches held, their refusals with their codes), owes the make-up debts that
+    the season report's walk has open when it reaches that match (both walk core.debts)."""
+    from pitchpass.core.season_rules import describe, names_of, standing
+
+    scenario = load_document(doc)
+    results = decide(scenario)
+    report = season_report(scenario, results)
+    names = names_of(scenario)
+    decided = {d.request.id: d for result in results for d in result.decisions}
+    order = sorted(scenario.matches, key=lambda m: (m.kickoff, m.id))
+    for k, match in enumerate(order):
+        before = {m.id for m in order[:k]}
+        kept, refused = [], []
+        for r in scenario.requests:
+            d = decided[r.id]
+            if r.match not in before:
+                kept.append(r)
+            elif d.status is Status.GRANTED:
+                kept.append(dataclasses.replace(r, locked=True))
+            else:
+                refused.append((r, frozenset(x.code for x in d.reasons)))
+        history = dataclasses.replace(scenario, requests=tuple(kept))
+        for owed in standing(history, match.id, refused).minimums:
+            rows = [
+                row for row in report["minimums"]
+                if (row["minimum"], describe(row["club"], names), describe(row["to"], names))
+                == (owed.name, owed.club, owed.to)
+            ]  # fmt: skip
+            expected = sum(
+                1 for row in rows for debt in row["debts"]
+                if debt["opened_at"] in before and debt["paid_at"] not in before
+            )  # fmt: skip
+            assert owed.owed == expected, (match.id, owed)

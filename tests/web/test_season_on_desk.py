@@ -205,3 +205,43 @@ def test_section_k_on_the_desk_owes_the_broadcaster_televising_the_match() -> No
     output = decisions.do_decide(officer, SECOND)
     mine = next(x for x in decide_document(exported)["matches"] if x["match"] == SECOND)
     assert _granted(mine) == _granted(output)
+
+
+def test_the_board_says_the_make_up_debts_a_club_owes_from_its_published_refusals() -> None:
+    """Section K's debt on the desk: at the first match United refuses BT its dressing
+    room (no consent) and the refusal is published; the second match's board says United
+    owes BT one occasion made up, counted by the same walk as the season report
+    (core.debts), and says none before the first is published."""
+    doc = _two_matches()
+    for match in doc["matches"]:
+        match["televised_by"] = ["bt-sport"]
+    doc["policy"]["season"]["minimums"] = [
+        {"name": "Section K", "section": "K", "at_least": 2,
+         "cells": [{"zone": "home-dressing-room", "phases": ["pre-match"]}]},
+    ]  # fmt: skip
+    for n, match_id in enumerate((FIRST, SECOND)):  # no consent given: United refuses
+        doc["requests"].append(
+            {"id": f"k{n}", "match": match_id, "by": "bt-sport", "zone": "home-dressing-room",
+             "phases": ["pre-match"], "crew": 2, "submitted": "2017-12-01T09:00:00+00:00"}
+        )  # fmt: skip
+    store.load(doc)
+    do_add_user("officer", "officer", "man-united", "pw-for-tests-only-7")
+    officer = User.objects.get(username="officer")
+    second = m.Match.objects.get(key=SECOND)
+
+    def owed() -> list[tuple[str, str, int, int]]:
+        season = views.season_standing(second)
+        assert season is not None
+        return [(x.club, x.to, x.met, x.owed) for x in season.minimums]
+
+    first = decisions.do_decide(officer, FIRST)
+    refused = next(d for d in first["decisions"] if d["request"] == "k0")
+    assert [r["code"] for r in refused["reasons"]] == ["no-consent"]
+    assert owed() == [("Manchester United", "BT Sport", 0, 0)]  # proposed, not published
+    decisions.do_publish(officer, FIRST)
+    assert owed() == [("Manchester United", "BT Sport", 0, 1)]
+    client = Client()
+    client.force_login(officer)
+    page = client.get(f"/matches/{SECOND}/").content.decode()
+    assert "Section K, Manchester United to BT Sport: 0 of 2 met" in page
+    assert "1 occasion owed to make up for a refusal at an earlier match" in page

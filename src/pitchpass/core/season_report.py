@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pitchpass.core.codes import ReasonCode, Status
+from pitchpass.core.debts import Debt, Outcome, walk
 from pitchpass.core.decide import Decision, MatchResult
 from pitchpass.core.model import Match, Minimum, Scenario, SeasonRules
 from pitchpass.core.season_rules import (
@@ -23,8 +24,6 @@ from pitchpass.core.season_rules import (
     subject,
 )
 
-# Refusals that are the requester's own doing open no debt.
-NO_DEBT = {ReasonCode.LATE, ReasonCode.NO_SHOWS}
 RULED_OUT = {ReasonCode.LATE, ReasonCode.CLOSED, ReasonCode.NO_CONSENT, ReasonCode.NO_SHOWS}
 
 
@@ -149,8 +148,8 @@ def _minimums(
         occasions = minimum.counts == "occasions"
         for club, matches in owes.items():
             for who in _subjects(scenario, minimum, club, matches):
-                count = asked = 0
-                debts: list[dict[str, Any]] = []
+                asked = 0
+                at: list[tuple[str, list[Outcome]]] = []
                 for match in matches:
                     mine = [
                         d for d in by_match.get(match.id, [])
@@ -159,26 +158,10 @@ def _minimums(
                             match, partners, occupant_of(scenario, d.request),
                         )
                     ]  # fmt: skip
-                    granted = sum(1 for d in mine if _granted(d))
                     asked += min(len(mine), 1) if occasions else len(mine)
-                    for _ in range(min(granted, 1) if occasions else granted):
-                        count += 1
-                        # debts open now were opened at earlier matches: refusals come after
-                        owed = next((debt for debt in debts if debt["paid_at"] is None), None)
-                        if owed is not None:
-                            owed["paid_at"] = match.id
-                    for d in mine:
-                        if _granted(d) or not _opens_debt(minimum, d):
-                            continue
-                        if occasions and (granted or any(x["opened_at"] == match.id
-                                                         for x in debts)):  # fmt: skip
-                            continue  # an occasion is met or owed here once
-                        open_now = sum(1 for debt in debts if debt["paid_at"] is None)
-                        if count + open_now < minimum.at_least:
-                            debts.append({
-                                "opened_at": match.id, "request": d.request.id, "paid_at": None,
-                                "refused": sorted({r.code.value for r in d.reasons}),
-                            })  # fmt: skip
+                    at.append((match.id, [_outcome(d) for d in mine]))
+                count, debts = walk(minimum, at)
+                owed = sum(1 for debt in debts if debt.paid_at is None)
                 out.append(
                     {
                         "minimum": minimum.name,
@@ -191,21 +174,20 @@ def _minimums(
                         "granted": count,
                         "met": count >= minimum.at_least,
                         "short": max(0, minimum.at_least - count),
-                        "debts": debts,
-                        "owed": sum(1 for debt in debts if debt["paid_at"] is None),
+                        "debts": [_debt_json(x) for x in debts],
+                        "owed": owed,
                     }
                 )
     return out
 
 
-def _opens_debt(minimum: Minimum, d: Decision) -> bool:
-    """Whether a refusal opens a make-up debt: any but the requester's own doing (late,
-    no-shows); under `debts: club-refusal`, only the club's own (docs/section-k.md):
-    consent refused or never given."""
-    codes = {r.code for r in d.reasons}
-    if minimum.debts == "club-refusal":
-        return ReasonCode.NO_CONSENT in codes
-    return not codes & NO_DEBT
+def _debt_json(debt: Debt) -> dict[str, Any]:
+    return {"opened_at": debt.opened_at, "request": debt.request, "paid_at": debt.paid_at,
+            "refused": list(debt.refused)}  # fmt: skip
+
+
+def _outcome(d: Decision) -> Outcome:
+    return Outcome(d.request.id, _granted(d), frozenset(r.code for r in d.reasons))
 
 
 def _rotations(

@@ -5,9 +5,12 @@ report (season_report) both ask here, so they count alike."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
+from pitchpass.core.codes import ReasonCode
+from pitchpass.core.debts import Outcome, walk
 from pitchpass.core.linked import linked_groups
 from pitchpass.core.model import (
     Match,
@@ -227,6 +230,24 @@ def names_of(scenario: Scenario) -> dict[str, str]:
     return {o.id: o.name for o in scenario.organisations}
 
 
+def _kicked_off(match: Match) -> tuple[datetime, str]:
+    return (match.kickoff, match.id)
+
+
+def _outcomes(
+    scenario: Scenario, rules: SeasonRules,
+    decided: Iterable[tuple[Request, bool, frozenset[ReasonCode]]],
+) -> dict[tuple[PairKey, str], list[Outcome]]:  # fmt: skip
+    """(pair, match id) -> the pair's outcomes there, of these requests granted or refused."""
+    partners = scenario.competition.partners
+    out: dict[tuple[PairKey, str], list[Outcome]] = {}
+    for r, granted, codes in decided:
+        at, org = scenario.match(r.match), scenario.organisation(r.by)
+        for key in pair_keys(rules.minimums, r, org, at, partners, occupant_of(scenario, r)):
+            out.setdefault((key, at.id), []).append(Outcome(r.id, granted, codes))
+    return out
+
+
 def describe(who: str, names: Mapping[str, str] | None = None) -> str:
     """A rule's subject in words: an organisation by its name (its id without `names`)."""
     if who == TOGETHER:
@@ -293,6 +314,8 @@ class MinimumOwed:
     met: int
     at_least: int
     left: int  # the matches from this one on at which the club owes it (this one included)
+    owed: int = 0  # make-up debts opened before this match and not paid yet (core.debts)
+    counts: str = "requests"  # the minimum's `counts`: requests | occasions
 
 
 @dataclass(frozen=True)
@@ -312,12 +335,16 @@ class Standing:
     rotations: tuple[Turns, ...]
 
 
-def standing(scenario: Scenario, match_id: str) -> Standing:
+def standing(
+    scenario: Scenario, match_id: str, refused: Sequence[tuple[Request, frozenset[ReasonCode]]] = ()
+) -> Standing:
     """Where the season stands for the match, counted as the engine counts (quota_keys,
     pair_keys, in_rotation) over the requests held (`locked`: published grants and offers,
     at every match of the document): each quota that a request of this match counts
     towards, with its use; each minimum that this match's requests could meet, with the
-    matches left at which its club owes it; each rotation's turns. Empty without season
+    matches left at which its club owes it and the make-up debts it owes from before
+    (core.debts, over the held grants and `refused`: the published refusals of other
+    matches, with their reasons' codes); each rotation's turns. Empty without season
     rules."""
     rules = scenario.policy.season
     if rules is None:
@@ -354,12 +381,18 @@ def standing(scenario: Scenario, match_id: str) -> Standing:
         keys += pair_keys(rules.minimums, r, org, match, partners, occupant_of(scenario, r))
     # Owed to the broadcasters televising this match whether or not they asked here.
     keys += _televising_pairs(scenario, rules, match)
-    for key in keys:
+    earlier = [m for m in scenario.matches if (m.kickoff, m.id) < (match.kickoff, match.id)]
+    outcomes = _outcomes(scenario, rules, [(r, True, frozenset()) for r in held]
+                         + [(r, False, codes) for r, codes in refused])  # fmt: skip
+    for key in dict.fromkeys(keys):
         minimum = rules.minimums[key[0]]
         left = sum(1 for m in later if owes_at(minimum, key[1], key[2], m))
-        pairs.setdefault(key, MinimumOwed(minimum.name, describe(key[1], names),
-                                          describe(key[2], names), met.get(key, 0),
-                                          minimum.at_least, left))  # fmt: skip
+        walked = [(m.id, outcomes.get((key, m.id), [])) for m in sorted(earlier, key=_kicked_off)
+              if key[1] in owing_clubs(minimum, m)]  # fmt: skip
+        owed = sum(1 for debt in walk(minimum, walked)[1] if debt.paid_at is None)
+        pairs[key] = MinimumOwed(minimum.name, describe(key[1], names), describe(key[2], names),
+                                 met.get(key, 0), minimum.at_least, left, owed,
+                                 minimum.counts)  # fmt: skip
     spread = tuple(
         Turns(rot.zone, rot.phase, rot.tier,
               tuple((describe(org, names), k) for org, k in

@@ -30,7 +30,8 @@ from pitchpass.core import (
     release,
     waitlist,
 )
-from pitchpass.core.model import DEFAULT_PHASES, MatchDay, Phase
+from pitchpass.core.codes import ReasonCode, Status
+from pitchpass.core.model import DEFAULT_PHASES, MatchDay, Phase, Request
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import rows
 from pitchpass.web.persistence.audit import COMMAND_LINE, audit
@@ -615,6 +616,39 @@ def held_elsewhere(
     return [
         r for r in rows if record.engine_locked(record_of(r.match, [r], now)[r.key].state)
     ]  # an offer past its time holds nothing
+
+
+def refused_elsewhere(match: m.Match) -> list[tuple[Request, frozenset[ReasonCode]]]:
+    """The refusals the competition's other matches published (their newest published
+    run's, of requests neither held since nor revoked), as the core has requests (ids
+    written `match:id`), each with its reasons' codes: what opened a minimum's make-up
+    debts (core.debts)."""
+    runs: dict[int, tuple[int, int]] = {}  # match -> its newest published run and number
+    published = m.DecisionRun.objects.filter(
+        match__competition_id=match.competition_id, published__isnull=False
+    ).exclude(match=match)
+    for run_pk, match_pk, number in published.values_list("pk", "match_id", "number"):
+        if match_pk not in runs or number > runs[match_pk][1]:
+            runs[match_pk] = (run_pk, number)
+    decisions = (
+        m.Decision.objects.filter(
+            run_id__in=[pk for pk, _ in runs.values()],
+            status=Status.REFUSED,
+            request__locked=False,
+            request__revoked="",
+        )
+        .select_related("request__match", "request__by", "request__zone")
+        .order_by("request__position")
+    )
+    out = []
+    for d in decisions:
+        r = d.request
+        core = Request(
+            f"{r.match.key}:{r.key}", r.match.key, r.by.key, r.zone.key, tuple(r.phases), r.crew,
+            r.submitted, r.cameras,
+        )  # fmt: skip
+        out.append((core, frozenset(ReasonCode(x["code"]) for x in d.reasons)))
+    return out
 
 
 def held_digest(match: m.Match, now: datetime | None = None, together: Sequence[str] = ()) -> str:

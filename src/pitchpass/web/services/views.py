@@ -327,7 +327,7 @@ def season_standing(match: m.Match) -> Standing | None:
     counts other organisations' places elsewhere): None without season rules."""
     if match.competition.season is None:
         return None
-    return standing(scenario_of(match), match.key)
+    return standing(scenario_of(match), match.key, store.refused_elsewhere(match))
 
 
 def _phases_held(request: m.Request) -> list[str]:
