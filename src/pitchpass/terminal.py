@@ -208,6 +208,7 @@ def print_fixtures(
     """What a fixture list adds, moves and leaves alone (`pitchpass fixtures`)."""
     console.print(
         f"{len(done.added)} added, {len(done.moved)} moved, {len(done.unchanged)} unchanged"
+        + (f", {len(done.retold)} with new broadcasters" if done.retold else "")
         + (f", {len({p.path.split('.')[0] for p in skipped})} left out" if skipped else "")
     )
     for key in done.added:
@@ -229,6 +230,10 @@ def print_fixtures(
             console.print(f"         {stale[moved.match]}", soft_wrap=True)
         elif moved.now_late or moved.now_in_time:
             console.print("         decisions made before are stale for these: decide again")
+    for key in done.retold:
+        console.print(f"  broadcasters  {key}: host or televised_by changed", soft_wrap=True)
+        if key in stale:
+            console.print(f"         {stale[key]}", soft_wrap=True)
     for problem in skipped:
         console.print(f"  left out  {problem}", soft_wrap=True)
     if written is None:

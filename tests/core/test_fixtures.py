@@ -185,3 +185,33 @@ def test_ids_hosts_and_shared_names() -> None:
     with pytest.raises(ScenarioInvalid) as shared:
         import_fixtures(document, fixtures[:1])
     assert "names 2 organisations: sky-sports, sky-2" in shared.value.problems[0].message
+
+
+def test_the_broadcasters_televising_each_match_by_id_or_name() -> None:
+    """`televised_by` (docs/section-k.md): ids or names with `;` between. A new match gets
+    them; a match the file has already, at the same kick-off and venue, is not moved but
+    *retold* (its broadcasters changed, never silently); a name that is nobody's is named
+    with the nearest, a club is refused by the scenario's own check."""
+    rows = (
+        "id,kickoff,home,away,televised_by\n"
+        "derby-2,2018-02-01T20:00:00Z,man-united,man-city,BT Sport; sky-sports\n"
+        "mun-mci-2017-12-10,2017-12-10T16:30:00Z,man-united,man-city,bt-sport\n"
+    )
+    fixtures, problems = read_csv(rows)
+    assert problems == [] and fixtures[0].televised_by == ("BT Sport", "sky-sports")
+    done = import_fixtures(_seed(), fixtures)
+    assert done.added == ("derby-2",) and done.moved == ()
+    assert done.retold == ("mun-mci-2017-12-10",) and done.unchanged == ()
+    televised = {x["id"]: x.get("televised_by") for x in done.document["matches"]}
+    assert televised == {"mun-mci-2017-12-10": ["bt-sport"], "derby-2": ["bt-sport", "sky-sports"]}
+    again = import_fixtures(done.document, fixtures)
+    assert again.retold == () and set(again.unchanged) == {"mun-mci-2017-12-10", "derby-2"}
+    misspelt = rows.replace("BT Sport;", "BT Sprot;").replace(",bt-sport\n", ",man-city\n")
+    wrong, _ = read_csv(misspelt)
+    with pytest.raises(ScenarioInvalid) as refused:
+        import_fixtures(_seed(), wrong)
+    assert [p.path for p in refused.value.problems] == ["row 2.televised_by[0]"]
+    assert 'did you mean "BT Sport"' in refused.value.problems[0].message
+    with pytest.raises(ScenarioInvalid) as club:
+        import_fixtures(_seed(), wrong[1:])
+    assert "is a club, not a broadcaster" in club.value.problems[0].message

@@ -505,3 +505,32 @@ def test_the_admins_index_names_its_lists_in_plain_english(admin_client) -> None
     page = admin_client.get("/admin/").content.decode()
     assert "Passes" in page and "Webhook deliveries" in page
     assert "Passs" not in page and "deliverys" not in page
+
+
+def test_the_broadcasters_televising_a_match_are_edited_in_the_admin_and_checked(
+    admin_client,
+) -> None:
+    """`televised_by` (docs/section-k.md) is the desk's to change: a list of broadcasters
+    by id; one that is nobody, no broadcaster or not a list is refused with the core's
+    reason, and nothing is saved."""
+    match = m.Match.objects.get(key=MATCH)
+    url = f"/admin/pitchpass/match/{match.pk}/change/"
+    for wrong, said in (
+        ('["nobody"]', "nobody"),
+        ('["man-city"]', "not a broadcaster"),
+        ('{"bt-sport": 1}', "a list"),
+    ):
+        answer = admin_client.post(url, match_form(match, televised_by=wrong))
+        assert answer.status_code == 200, wrong
+        assert said in answer.content.decode(), wrong
+        match.refresh_from_db()
+        assert match.televised_by is None
+    version = match.version
+    saved = admin_client.post(url, match_form(match, televised_by='["bt-sport", "sky-sports"]'))
+    assert saved.status_code == 302
+    match.refresh_from_db()
+    assert match.version > version  # runs made before are stale: the objective changed
+    assert store.export(MATCH)["matches"][0]["televised_by"] == ["bt-sport", "sky-sports"]
+    cleared = admin_client.post(url, match_form(match, televised_by="null"))
+    assert cleared.status_code == 302
+    assert "televised_by" not in store.export(MATCH)["matches"][0]  # the host televises

@@ -77,3 +77,24 @@ def test_a_load_of_the_old_file_does_not_undo_a_move_silently(desk) -> None:
         store.load(parse_text(seed.read_text(), seed.name))
     assert "fixtures" in str(refused.value)
     assert m.Match.objects.get(key=SEED).kickoff.isoformat() == "2017-12-08T20:00:00+00:00"
+
+
+def test_a_fixture_list_tells_the_broadcasters_televising_a_match_and_audits_it(desk) -> None:
+    """A row for a stored match at its own kick-off and venue that names other televising
+    broadcasters changes them (the match's version moves on: its runs are stale) and the
+    audit says before and after; a new match is stored with them."""
+    rows, _ = read_csv(
+        "kickoff,home,away,venue,televised_by\n"
+        "2017-12-10T16:30:00+00:00,man-united,man-city,,BT Sport\n"
+        "2018-04-07T17:30:00+01:00,man-city,man-united,Old Trafford,sky-sports;bt-sport\n"
+    )
+    version = m.Match.objects.get(key=SEED).version
+    done, stale = import_into_database(_competition(), rows, skip=False, write=True)
+    assert done.retold == (SEED,) and done.moved == ()
+    derby = m.Match.objects.get(key=SEED)
+    assert derby.televised_by == ["bt-sport"] and derby.version > version
+    assert "stale: decide again" in stale[SEED]
+    added = m.Match.objects.get(key="man-city-man-united-2018-04-07")
+    assert added.televised_by == ["sky-sports", "bt-sport"]
+    entry = m.AuditEntry.objects.get(action="fixtures", target=SEED)
+    assert (entry.before["televised_by"], entry.after["televised_by"]) == (None, ["bt-sport"])

@@ -18,7 +18,9 @@ from pitchpass.core.problems import Problem
 
 MAX_ROWS = 20_000  # a federation's season; a file beyond it is refused, not read halfway
 MAX_OCCURRENCES = 400  # one recurring event expands to at most this many matches
-COLUMNS = ("id", "kickoff", "date", "time", "timezone", "home", "away", "venue", "host")
+COLUMNS = (
+    "id", "kickoff", "date", "time", "timezone", "home", "away", "venue", "host", "televised_by",
+)  # fmt: skip
 _VERSUS = re.compile(r"\s+(?:v|vs\.?|versus|-|\u2013|\u2014)\s+", re.IGNORECASE)  # - en em
 
 
@@ -33,13 +35,14 @@ class Fixture:
     venue: str = ""  # a venue id or name; "" when the file gives none
     id: str = ""  # the match id; "" when the file gives none
     host: str = ""  # the host broadcaster, id or name
+    televised_by: tuple[str, ...] = ()  # the broadcasters televising it, ids or names
 
 
 def read_csv(text: str, timezone: str = "") -> tuple[list[Fixture], list[Problem]]:
     """A CSV with a header: `home`, `away`, and `kickoff` (ISO 8601 with an offset) or
     `date` and `time` (local, in the row's `timezone` column or `timezone` given);
-    optional `id`, `venue`, `host`. Unknown columns are problems (a misspelt `venue` would
-    otherwise be dropped without a word)."""
+    optional `id`, `venue`, `host`, `televised_by` (ids or names, `;` between). Unknown
+    columns are problems (a misspelt `venue` would otherwise be dropped without a word)."""
     reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
     header = [h.strip().lower() for h in reader.fieldnames or []]
     problems = [
@@ -81,6 +84,7 @@ def _row(where: str, row: dict[str, str], timezone: str) -> Fixture | Problem:
     return Fixture(
         where, kickoff, row["home"], row["away"], row.get("venue", ""), row.get("id", ""),
         row.get("host", ""),
+        tuple(name.strip() for name in row.get("televised_by", "").split(";") if name.strip()),
     )  # fmt: skip
 
 

@@ -44,6 +44,8 @@ class Imported:
     moved: tuple[Moved, ...]
     unchanged: tuple[str, ...]
     skipped: tuple[Problem, ...]  # the rows left out (only when asked to skip them)
+    # Matches not moved whose host or televising broadcasters the file changes.
+    retold: tuple[str, ...] = ()
 
 
 def import_fixtures(
@@ -63,6 +65,7 @@ def import_fixtures(
     added: list[str] = []
     moved: list[Moved] = []
     unchanged: list[str] = []
+    retold: list[str] = []
     seen: dict[str, str] = {}
     resolved = [(f, _resolve(f, names, venues, matches)) for f in fixtures]
     pairs = Counter((r["home"], r["away"]) for _, r in resolved if isinstance(r, dict))
@@ -85,10 +88,15 @@ def import_fixtures(
             continue
         was = matches[key]
         now = {**was, "venue": row["venue"], "kickoff": row["kickoff"]}
-        if row.get("host"):
-            now["host"] = row["host"]
+        for told in ("host", "televised_by"):  # given by the file: set; else kept
+            if row.get(told):
+                now[told] = row[told]
         if _same_moment(was["kickoff"], now["kickoff"]) and was["venue"] == now["venue"]:
-            unchanged.append(was["id"])
+            if _broadcast(was) == _broadcast(now):
+                unchanged.append(was["id"])
+            else:
+                matches[key] = now
+                retold.append(was["id"])
             continue
         matches[key] = now
         moved.append(_moved(scenario, was, now))
@@ -97,7 +105,9 @@ def import_fixtures(
     checked, found, _ = check_document(out)
     if checked is None:
         raise ScenarioInvalid(found)
-    return Imported(out, tuple(added), tuple(moved), tuple(unchanged), tuple(problems))
+    return Imported(
+        out, tuple(added), tuple(moved), tuple(unchanged), tuple(problems), tuple(retold)
+    )
 
 
 class _Names:
@@ -147,6 +157,10 @@ def _resolve(
     host = ""
     if fixture.host:
         host = _take(names.find(fixture.host, f"{fixture.where}.host", "organisation"), problems)
+    televised_by = [
+        _take(names.find(name, f"{fixture.where}.televised_by[{n}]", "organisation"), problems)
+        for n, name in enumerate(fixture.televised_by)
+    ]
     venue = ""
     if fixture.venue:
         venue = _take(venues.find(fixture.venue, f"{fixture.where}.venue", "venue"), problems)
@@ -175,7 +189,14 @@ def _resolve(
     }
     if host:
         row["host"] = host
+    if televised_by:
+        row["televised_by"] = televised_by  # checked (broadcasters, once each) with the document
     return row
+
+
+def _broadcast(match: dict[str, Any]) -> tuple[Any, Any]:
+    """Who a match's row says broadcasts it: its host and its televising broadcasters."""
+    return match.get("host"), match.get("televised_by")
 
 
 def _take(found: str | Problem, problems: list[Problem]) -> str:

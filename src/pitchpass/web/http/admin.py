@@ -398,6 +398,9 @@ class MatchForm(forms.ModelForm):  # type: ignore[type-arg]
             " (60 for +01:00); the decisions use the UTC time above.",
             "home": "A club: its officer decides and publishes the match.",
             "away": "A club: its officer consents for its dressing room.",
+            "televised_by": 'The broadcasters televising the match, by id: ["bt-sport"];'
+            " null: its host (docs/section-k.md). A minimum owed to the televising"
+            " broadcaster is owed to these.",
         }
 
     def clean_kickoff_offset(self) -> Any:

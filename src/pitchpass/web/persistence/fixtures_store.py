@@ -103,7 +103,7 @@ def write_fixtures(competition: m.Competition, done: Imported) -> dict[str, str]
                 key=key, competition=competition, venue=venues[row["venue"]],
                 home=orgs[row["home"]], away=orgs[row["away"]], kickoff=kickoff,
                 kickoff_offset=store.offset(kickoff), host=orgs.get(row.get("host") or ""),
-                position=position,
+                televised_by=row.get("televised_by"), position=position,
             )  # fmt: skip
             position += 1
             audit(None, "fixtures", created, key, None, row, COMMAND_LINE)
@@ -116,11 +116,35 @@ def write_fixtures(competition: m.Competition, done: Imported) -> dict[str, str]
             match.venue = venues[row["venue"]]
             match.frame += 1
             match.save(update_fields=["kickoff", "kickoff_offset", "venue", "frame"])
+            before |= _broadcast(match)
+            _retell(match, row, orgs)
             changed(match)
-            after = {"kickoff": moved.kickoff_after, "venue": moved.venue_after}
+            after = {"kickoff": moved.kickoff_after, "venue": moved.venue_after,
+                     **_broadcast(match)}  # fmt: skip
             audit(None, "fixtures", match, moved.match, before, after, COMMAND_LINE)
             stale[moved.match] = _stale(match)
+        for key in done.retold:
+            match = lock_match(m.Match.objects.get(key=key))
+            before = _broadcast(match)
+            _retell(match, by_id[key], orgs)
+            changed(match)
+            audit(None, "fixtures", match, key, before, _broadcast(match), COMMAND_LINE)
+            stale[key] = _stale(match)
     return stale
+
+
+def _broadcast(match: m.Match) -> dict[str, Any]:
+    return {"host": match.host.key if match.host else None, "televised_by": match.televised_by}
+
+
+def _retell(match: m.Match, row: dict[str, Any], orgs: dict[str, m.Organisation]) -> None:
+    """The match's host and televising broadcasters as the file's row has them (those
+    the file gives; the rest kept)."""
+    if row.get("host"):
+        match.host = orgs[row["host"]]
+    if row.get("televised_by"):
+        match.televised_by = list(row["televised_by"])
+    match.save(update_fields=["host", "televised_by"])
 
 
 def _stale(match: m.Match) -> str:
