@@ -52,11 +52,14 @@ def test_the_list_read_in_one_query_is_the_requests_read_as_rows(path: Path) -> 
     compared = 0
     for match in m.Match.objects.all():
         rows = [store.request_json(match.key, r) for r in store.request_rows(match)]
-        assert store.requests_json(match.key, match.requests.all()) == rows
+        assert store.requests_json(match.requests.all()) == rows
         compared += len(rows)
     assert compared == m.Request.objects.count() > 0
+    every = [store.request_json(r.match.key, r) for r in m.Request.objects.order_by(
+        "match__position", "match_id", "position", "pk")]  # fmt: skip
+    assert store.requests_json(m.Request.objects.all()) == every  # several matches, in order
     last = changed.last()
-    listed = store.requests_json(last.match.key, m.Request.objects.filter(pk=last.pk))
+    listed = store.requests_json(m.Request.objects.filter(pk=last.pk))
     assert listed[0]["consent"] == sorted(o.key for o in two)
 
 

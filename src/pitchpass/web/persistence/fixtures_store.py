@@ -31,12 +31,7 @@ def competition_document(competition: m.Competition) -> dict[str, Any]:
         )
     )
     venues = m.Venue.objects.prefetch_related("zones", "cameras__zone", "cameras__operator")
-    requests = (
-        m.Request.objects.filter(match__competition=competition, revoked="")
-        .select_related("by", "zone", "match")
-        .prefetch_related("consent")
-        .order_by("match__position", "position")
-    )
+    requests = m.Request.objects.filter(match__competition=competition, revoked="")
     return {
         "pitchpass": 1,
         "competition": store.competition_json(competition),
@@ -48,7 +43,7 @@ def competition_document(competition: m.Competition) -> dict[str, Any]:
             for o in m.Organisation.objects.order_by("position", "key")
         ],
         "matches": [store.match_json(x) for x in matches],
-        "requests": [store.request_json(r.match.key, r) for r in requests],
+        "requests": store.requests_json(requests),
         "incidents": [],
     }
 

@@ -886,19 +886,22 @@ def request_json(
     )
 
 
-def requests_json(match_key: str, requests: QuerySet[m.Request]) -> list[dict[str, Any]]:
-    """`request_json` of each of `requests` in the match's order, read in one query (the
-    consent joined in: a row for each consenting organisation) and no model rows made:
-    what the API's list answers at every call."""
-    columns = ("pk", *_REQUEST_FIELDS, "by__key", "zone__key", "consent__key")
-    out: dict[int, tuple[list[Any], str, str, list[str]]] = {}
-    for pk, *fields, by, zone, consent in requests.values_list(*columns).order_by("position", "pk"):
-        found = out.setdefault(pk, (fields, by, zone, []))
+def requests_json(requests: QuerySet[m.Request]) -> list[dict[str, Any]]:
+    """`request_json` of each of `requests` in their matches' order and each match's, read
+    in one query (the consent joined in: a row for each consenting organisation) and no
+    model rows made: what the API's list answers at every call, and a competition's
+    document (fixtures_store.competition_document)."""
+    columns = ("pk", "match__key", *_REQUEST_FIELDS, "by__key", "zone__key", "consent__key")
+    order = ("match__position", "match_id", "position", "pk")
+    ordered = requests.values_list(*columns).order_by(*order)
+    out: dict[int, tuple[str, list[Any], str, str, list[str]]] = {}
+    for pk, match_key, *fields, by, zone, consent in ordered:
+        found = out.setdefault(pk, (match_key, fields, by, zone, []))
         if consent is not None:
-            found[3].append(consent)
+            found[4].append(consent)
     return [
         _request_out(match_key, fields, by, zone, sorted(consent))
-        for fields, by, zone, consent in out.values()
+        for match_key, fields, by, zone, consent in out.values()
     ]
 
 

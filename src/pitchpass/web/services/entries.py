@@ -71,7 +71,7 @@ def requests_for(user: User, match_key: str) -> list[dict[str, Any]]:
 
     def read() -> list[dict[str, Any]]:
         match = access.check_match(user, match_key)  # with its clubs (an officer's view)
-        return store.requests_json(match.key, access.visible_requests(user, match))
+        return store.requests_json(access.visible_requests(user, match))
 
     return lasting(("requests", row.pk, row.version, row.frame, view), read)
 
