@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pitchpass.core.codes import ReasonCode, Status
-from pitchpass.core.debts import Debt, Outcome, walk
+from pitchpass.core.debts import Debt, walk
 from pitchpass.core.decide import Decision, MatchResult
 from pitchpass.core.model import Match, Minimum, Scenario, SeasonRules
 from pitchpass.core.season_rules import (
@@ -17,9 +17,8 @@ from pitchpass.core.season_rules import (
     TOGETHER,
     amount,
     in_rotation,
-    occupant_of,
+    outcomes,
     owing_clubs,
-    pair_keys,
     quota_keys,
     subject,
 )
@@ -135,10 +134,8 @@ def _minimums(
     scenario: Scenario, rules: SeasonRules, decided: list[tuple[Match, Decision]]
 ) -> list[dict[str, Any]]:
     ordered = sorted(scenario.matches, key=lambda m: (m.kickoff, m.id))
-    by_match: dict[str, list[Decision]] = {}
-    for match, d in decided:
-        by_match.setdefault(match.id, []).append(d)
-    partners = scenario.competition.partners
+    # Each decision's pairs worked out once: (pair, match) -> the pair's outcomes there.
+    keyed = outcomes(scenario, rules, [(d.request, _granted(d), _codes(d)) for _, d in decided])
     out = []
     for number, minimum in enumerate(rules.minimums):
         owes: dict[str, list[Match]] = {}  # club -> the matches at which it may owe, in order
@@ -148,18 +145,8 @@ def _minimums(
         occasions = minimum.counts == "occasions"
         for club, matches in owes.items():
             for who in _subjects(scenario, minimum, club, matches):
-                asked = 0
-                at: list[tuple[str, list[Outcome]]] = []
-                for match in matches:
-                    mine = [
-                        d for d in by_match.get(match.id, [])
-                        if (number, club, who) in pair_keys(
-                            rules.minimums, d.request, scenario.organisation(d.request.by),
-                            match, partners, occupant_of(scenario, d.request),
-                        )
-                    ]  # fmt: skip
-                    asked += min(len(mine), 1) if occasions else len(mine)
-                    at.append((match.id, [_outcome(d) for d in mine]))
+                at = [(x.id, keyed.get(((number, club, who), x.id), [])) for x in matches]
+                asked = sum(min(len(mine), 1) if occasions else len(mine) for _, mine in at)
                 count, debts = walk(minimum, at)
                 owed = sum(1 for debt in debts if debt.paid_at is None)
                 out.append(
@@ -186,8 +173,8 @@ def _debt_json(debt: Debt) -> dict[str, Any]:
             "refused": list(debt.refused)}  # fmt: skip
 
 
-def _outcome(d: Decision) -> Outcome:
-    return Outcome(d.request.id, _granted(d), frozenset(r.code for r in d.reasons))
+def _codes(d: Decision) -> frozenset[ReasonCode]:
+    return frozenset(r.code for r in d.reasons)
 
 
 def _rotations(

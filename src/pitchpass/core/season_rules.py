@@ -234,11 +234,12 @@ def _kicked_off(match: Match) -> tuple[datetime, str]:
     return (match.kickoff, match.id)
 
 
-def _outcomes(
+def outcomes(
     scenario: Scenario, rules: SeasonRules,
     decided: Iterable[tuple[Request, bool, frozenset[ReasonCode]]],
 ) -> dict[tuple[PairKey, str], list[Outcome]]:  # fmt: skip
-    """(pair, match id) -> the pair's outcomes there, of these requests granted or refused."""
+    """(pair, match id) -> the pair's outcomes there, of these requests granted or refused
+    (each request's pairs worked out once)."""
     partners = scenario.competition.partners
     out: dict[tuple[PairKey, str], list[Outcome]] = {}
     for r, granted, codes in decided:
@@ -382,12 +383,12 @@ def standing(
     # Owed to the broadcasters televising this match whether or not they asked here.
     keys += _televising_pairs(scenario, rules, match)
     earlier = [m for m in scenario.matches if (m.kickoff, m.id) < (match.kickoff, match.id)]
-    outcomes = _outcomes(scenario, rules, [(r, True, frozenset()) for r in held]
+    found = outcomes(scenario, rules, [(r, True, frozenset()) for r in held]
                          + [(r, False, codes) for r, codes in refused])  # fmt: skip
     for key in dict.fromkeys(keys):
         minimum = rules.minimums[key[0]]
         left = sum(1 for m in later if owes_at(minimum, key[1], key[2], m))
-        walked = [(m.id, outcomes.get((key, m.id), [])) for m in sorted(earlier, key=_kicked_off)
+        walked = [(m.id, found.get((key, m.id), [])) for m in sorted(earlier, key=_kicked_off)
               if key[1] in owing_clubs(minimum, m)]  # fmt: skip
         owed = sum(1 for debt in walk(minimum, walked)[1] if debt.paid_at is None)
         pairs[key] = MinimumOwed(minimum.name, describe(key[1], names), describe(key[2], names),
