@@ -435,9 +435,12 @@ def test_an_open_offer_holds_its_places_against_the_officers_decide_and_publish(
     page.force_login(_user("officer"))
     board = page.get(f"/matches/{SEED}/").content.decode()
     assert "offered a place from the waitlist" in board
-    assert ">Publish</button>" not in board  # nothing but the offer would be published
+    # No grant to lock (the offer is its crew's to answer): a publish tells BT its late
+    # request's refusal, and says so.
+    assert ">Publish</button> <span class=\"muted\">locks no grant; tells 1 refusal" in board
     published = officer.post(f"/api/matches/{SEED}/publish")
     assert published.status_code == 200 and "r24" not in published.json()["published"]
+    assert m.Notice.objects.filter(request="x1", kind="refused").count() == 1
     assert not m.Request.objects.get(match__key=SEED, key="r24").locked
     assert m.Offer.objects.get(request__key="r24").state == "open"
     waitlist.answer(_user("docs"), SEED, "r24", True, _at(110))

@@ -12,6 +12,7 @@ import yaml
 from django.contrib.auth.models import User
 from django.test import Client
 
+from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 from pitchpass.web.services import decisions
 from pitchpass.web.services.accounts import do_add_user
@@ -29,15 +30,23 @@ def _signed_in(username: str, role: str, org: str | None) -> tuple[User, Client]
     return user, client
 
 
-def test_a_run_that_grants_nothing_says_there_is_nothing_to_publish() -> None:
-    """At m3 North never consented to BT's only request: run 1 refuses it, and the board
-    says there is nothing to publish (it used to say every grant was published)."""
+def test_a_run_that_grants_nothing_is_published_to_tell_its_refusals() -> None:
+    """At m3 North never consented to BT's only request: run 1 refuses it. The board
+    offers Publish (it locks no grant and tells BT its refusal), where it once said there
+    was nothing to publish and the refusal was never told; published, BT is told once,
+    and the board then says so."""
     store.load(yaml.safe_load(EXAMPLE.read_text()))
     north, client = _signed_in("north", "officer", "north-fc")
     decisions.do_decide(north, "m3")
     page = client.get("/matches/m3/").content.decode()
-    assert "Nothing to publish: run 1 grants nothing." in page
-    assert "Every grant" not in page and "Publish</button>" not in page
+    assert 'Publish</button> <span class="muted">locks no grant; tells 1 refusal to its' in page
+    assert "Every grant" not in page
+    client.post("/matches/m3/publish/")
+    told = m.Notice.objects.filter(organisation__key="bt-sport", request="b3")
+    assert [n.kind for n in told.order_by("pk")] == ["decided", "refused"]  # proposed, published
+    page = client.get("/matches/m3/").content.decode()
+    assert "Run 1 grants nothing and its refusals are told: nothing to publish." in page
+    assert "Publish</button>" not in page
 
 
 def test_the_season_page_says_why_a_debt_opened_and_which_filters_it_did_not_use() -> None:

@@ -123,15 +123,31 @@ def after_run(
     batch.close()
 
 
-def after_publish(match: m.Match, run: m.DecisionRun, newly: Iterable[str]) -> None:
-    """Tell each organisation of its grants published now and of the refusals published
-    that it was not told of as they stand; remember what each was told."""
+def untold_refusals(match: m.Match, run: m.DecisionRun) -> list[str]:
+    """The refusals of the run that a publish would tell their organisations of now: not
+    told of as they stand (core.after_publish). A publish is worth offering for these
+    even where it locks no grant."""
+    _, decided, told = _as_published(match, run)
+    return list(core.after_publish(decided, (), told))
+
+
+def _as_published(
+    match: m.Match, run: m.DecisionRun
+) -> tuple[dict[str, m.Request], dict[str, core.Outcome], dict[str, core.Outcome | None]]:
+    """The match's requests (not revoked), the run's decision of those it decided as they
+    are now, and what each request's organisation was last told when published."""
     rows = {r.key: r for r in match.requests.select_related("zone") if not r.revoked}
     current = {k for k, r in rows.items() if r.changed_in <= run.version}
     decided = {
         d["request"]: _outcome(d) for d in run.output["decisions"] if d["request"] in current
     }
-    told = {k: _told(r.told) for k, r in rows.items()}
+    return rows, decided, {k: _told(r.told) for k, r in rows.items()}
+
+
+def after_publish(match: m.Match, run: m.DecisionRun, newly: Iterable[str]) -> None:
+    """Tell each organisation of its grants published now and of the refusals published
+    that it was not told of as they stand; remember what each was told."""
+    rows, decided, told = _as_published(match, run)
     batch = Batch(match)
     for key, kind in core.after_publish(decided, newly, told).items():
         row, outcome = rows[key], decided[key]

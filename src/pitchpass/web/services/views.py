@@ -21,7 +21,16 @@ from pitchpass.core.season_rules import Standing, standing
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
-from pitchpass.web.services import access, board, decisions, doors, entries, times, waitlist
+from pitchpass.web.services import (
+    access,
+    board,
+    decisions,
+    doors,
+    entries,
+    notices,
+    times,
+    waitlist,
+)
 from pitchpass.web.services.live import Live, conflicts_after, live_of
 from pitchpass.web.services.snapshot import document_of, plan_of, requests_of, scenario_of
 
@@ -215,6 +224,7 @@ class Board:
     publishable: bool
     proposed: int
     granted: int  # the grants of the run (published or not)
+    untold: int  # its refusals a publish would tell their organisations of now
     proposed_seen: int
     phases: list[str]
     phase_spans: list[tuple[str, float, float]]
@@ -267,9 +277,13 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         for d in (run.output["decisions"] if run else [])
         if d["status"] == Status.GRANTED and d["request"] in open_
     ]
-    # Publish is offered where it would publish something: a grant still proposed.
-    publishable = not stale and any(
-        d["status"] == Status.GRANTED and d["state"] == "proposed" for d in shown.values()
+    # Publish is offered where it would publish something: a grant still proposed, or a
+    # refusal its organisation was not told of as it stands (a run that grants nothing
+    # is published too: its refusals are told, and a season's debts open with them).
+    untold = notices.untold_refusals(match, run) if manages and run and not stale else []
+    publishable = not stale and (
+        any(d["status"] == Status.GRANTED and d["state"] == "proposed" for d in shown.values())
+        or bool(untold)
     )
     policy = _quietly(lambda: decisions.policy_of(match), None)
     rows = _rows(user, match, visible, shown, filters, run, policy)
@@ -288,6 +302,7 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         stale=stale,
         publishable=publishable,
         proposed=len(proposed),
+        untold=len(untold),
         granted=sum(
             1 for d in (run.output["decisions"] if run else []) if d["status"] == Status.GRANTED
         ),
