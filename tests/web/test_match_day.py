@@ -437,7 +437,7 @@ def test_an_open_offer_holds_its_places_against_the_officers_decide_and_publish(
     assert "offered a place from the waitlist" in board
     # No grant to lock (the offer is its crew's to answer): a publish tells BT its late
     # request's refusal, and says so.
-    assert ">Publish</button> <span class=\"muted\">locks no grant; tells 1 refusal" in board
+    assert '>Publish</button> <span class="muted">locks no grant; tells 1 refusal' in board
     published = officer.post(f"/api/matches/{SEED}/publish")
     assert published.status_code == 200 and "r24" not in published.json()["published"]
     assert m.Notice.objects.filter(request="x1", kind="refused").count() == 1
