@@ -575,12 +575,11 @@ def _with_season(
     )
     taken = {r["id"] for r in document["requests"]}
     by_match: dict[int, list[dict[str, Any]]] = {match.pk: document["requests"]}
-    for r in held_elsewhere(match, now, together):
-        one = _held(request_json(r.match.key, r, consent=[]), True, r)
+    for match_pk, one in held_elsewhere(match, now, together):
         if one["id"] in taken:
-            one["id"] = f"{r.match.key}:{r.key}"
+            one["id"] = f"{one['match']}:{one['id']}"
         taken.add(one["id"])
-        by_match.setdefault(r.match_id, []).append(one)
+        by_match.setdefault(match_pk, []).append(one)
     seen_incidents = {i["id"] for i in document["incidents"]}
     for key in together:  # decided with this match: as its own export has it
         own = export(key, now=now, season=False)
@@ -601,21 +600,55 @@ def _with_season(
 
 def held_elsewhere(
     match: m.Match, now: datetime | None = None, together: Sequence[str] = ()
-) -> list[m.Request]:
+) -> list[tuple[int, dict[str, Any]]]:
     """What the competition's other matches (but those of `together`) hold that the
     engine decides the match with under season rules: published grants, accepted offers
-    and offers open at `now`, in the competition's order of requests."""
+    and offers open at `now`, each as the engine gets it (`locked`, with the phases it
+    holds), with its match's primary key; in the competition's order of requests. Read
+    as values in one query (a season's end holds some 14,000 places), each row's state
+    worked out as `record_of` works it out."""
+    now = now or datetime.now(UTC)
     holding = Q(locked=True) | Q(offer__state=m.Offer.OPEN)
     rows = (
         m.Request.objects.filter(holding, match__competition_id=match.competition_id, revoked="")
         .exclude(match=match)
         .exclude(match__key__in=together)
-        .select_related("by", "zone", "offer", "match")
         .order_by("position")
     )  # a place held is held whatever consent it had: none is read (nor written)
-    return [
-        r for r in rows if record.engine_locked(record_of(r.match, [r], now)[r.key].state)
-    ]  # an offer past its time holds nothing
+    columns = ("match_id", "match__key", *_REQUEST_FIELDS, "by__key", "zone__key", "released",
+               "no_show", "offer__state", "offer__until", "offer__phases")  # fmt: skip
+    out = []
+    for (
+        match_pk,
+        match_key,
+        *fields,
+        by,
+        zone,
+        released,
+        no_show,
+        state,
+        until,
+        offered,
+    ) in rows.values_list(*columns):
+        phases, locked, revoked = fields[1], fields[6], fields[7]
+        offered = list(offered or [])
+        entry = _entry(phases, released, no_show, offered, locked, revoked, state, until, now)
+        if record.engine_locked(entry.state):  # an offer past its time holds nothing
+            held = list(release.kept(phases, released or (), offered))
+            one = {**_request_out(match_key, fields, by, zone, []), "phases": held, "locked": True}
+            out.append((match_pk, one))
+    return out
+
+
+def held_digest(match: m.Match, now: datetime | None = None, together: Sequence[str] = ()) -> str:
+    """A fingerprint of `held_elsewhere`: a run decided under season rules is of the
+    season as it was while this stays the same (docs/scenario-extensions.md, "Season
+    rules on the desk")."""
+    held = sorted(
+        (r["match"], r["id"], r["zone"], r["crew"], r["phases"])
+        for _, r in held_elsewhere(match, now, together)
+    )
+    return hashlib.sha256(json.dumps(held).encode()).hexdigest()
 
 
 def refused_elsewhere(match: m.Match) -> list[tuple[Request, frozenset[ReasonCode]]]:
@@ -649,17 +682,6 @@ def refused_elsewhere(match: m.Match) -> list[tuple[Request, frozenset[ReasonCod
         )  # fmt: skip
         out.append((core, frozenset(ReasonCode(x["code"]) for x in d.reasons)))
     return out
-
-
-def held_digest(match: m.Match, now: datetime | None = None, together: Sequence[str] = ()) -> str:
-    """A fingerprint of `held_elsewhere`: a run decided under season rules is of the
-    season as it was while this stays the same (docs/scenario-extensions.md, "Season
-    rules on the desk")."""
-    held = sorted(
-        (r.match.key, r.key, r.zone.key, r.crew, list(held_phases(r)))
-        for r in held_elsewhere(match, now, together)
-    )
-    return hashlib.sha256(json.dumps(held).encode()).hexdigest()
 
 
 def _held(request: dict[str, Any], held: bool | None, row: m.Request) -> dict[str, Any]:
@@ -696,18 +718,26 @@ def record_of(
     for r in rows:
         offer = getattr(r, "offer", None)  # the reverse one-to-one, read with the row
         state, until = (offer.state, offer.until) if offer is not None else (None, None)
-        # Released whole: every phase released (or, before phases were released one by
-        # one, a no-show at all); a grant revoked by hand after losing one phase is revoked.
-        # A release that a door offline showed wrong stands, but counts as no no-show.
-        if r.released:
-            whole = release.released_whole(r.phases, r.released, offered_phases(r))
-        else:
-            whole = r.no_show is not None
-        entry = record.state_of(r.locked, r.revoked, whole, state, until, now)
-        if r.released and entry.state in record.PUBLISHED:  # a grant that lost some phases
-            entry = dataclasses.replace(entry, released=tuple(r.released))
-        out[r.key] = entry
+        out[r.key] = _entry(r.phases, r.released, r.no_show, offered_phases(r), r.locked,
+                            r.revoked, state, until, now)  # fmt: skip
     return out
+
+
+def _entry(
+    phases: list[str], released: list[str] | None, no_show: datetime | None,
+    offered: list[str], locked: bool, revoked: str, offer_state: str | None,
+    until: datetime | None, now: datetime,
+) -> record.Entry:  # fmt: skip
+    """A request's state after publish (core.record.state_of) from its row's values and
+    its offer's, if any."""
+    # Released whole: every phase released (or, before phases were released one by one,
+    # a no-show at all); a grant revoked by hand after losing one phase is revoked. A
+    # release that a door offline showed wrong stands, but counts as no no-show.
+    whole = release.released_whole(phases, released, offered) if released else no_show is not None
+    entry = record.state_of(locked, revoked, whole, offer_state, until, now)
+    if released and entry.state in record.PUBLISHED:  # a grant that lost some phases
+        entry = dataclasses.replace(entry, released=tuple(released))
+    return entry
 
 
 def competition_json(
