@@ -245,3 +245,29 @@ def test_the_board_says_the_make_up_debts_a_club_owes_from_its_published_refusal
     page = client.get(f"/matches/{SECOND}/").content.decode()
     assert "Section K, Manchester United to BT Sport: 0 of 2 met" in page
     assert "1 occasion owed to make up for a refusal at an earlier match" in page
+
+
+def test_the_seasons_fingerprint_read_from_the_export_is_the_one_read_again() -> None:
+    """A run's fingerprint of the season (store.held_digest) is read from the export it
+    was decided from, where there is one: it is the one read again from the rows, an id
+    the export writes `match:id` included, and it moves when another match publishes."""
+    store.load(_two_matches(quota=10))
+    do_add_user("officer", "officer", "man-united", "pw-for-tests-only-7")
+    officer = User.objects.get(username="officer")
+    decisions.do_decide(officer, FIRST)
+    decisions.do_publish(officer, FIRST)
+    second = m.Match.objects.get(key=SECOND)
+    m.Request.objects.create(  # an id the first match's published grant r01 has
+        match=second, key="r01", by=m.Organisation.objects.get(key="bt-sport"),
+        zone=second.venue.zones.get(key="tunnel"), phases=["post-match"], crew=1,
+        submitted=second.kickoff, position=999,
+    )  # fmt: skip
+    document = store.export(SECOND)
+    assert f"{FIRST}:r01" in {r["id"] for r in document["requests"]}
+    read_again = store.held_digest(second)
+    assert store.held_digest(second, document=document) == read_again
+    decisions.do_decide(officer, SECOND)
+    assert m.DecisionRun.objects.get(match=second).season_held == read_again
+    m.Request.objects.filter(match__key=FIRST, key="r01").update(revoked="taken back")
+    assert store.held_digest(second) != read_again
+    assert store.held_digest(second, document=store.export(SECOND)) == store.held_digest(second)

@@ -640,15 +640,27 @@ def held_elsewhere(
     return out
 
 
-def held_digest(match: m.Match, now: datetime | None = None, together: Sequence[str] = ()) -> str:
+def held_digest(
+    match: m.Match, now: datetime | None = None, together: Sequence[str] = (),
+    document: dict[str, Any] | None = None,
+) -> str:  # fmt: skip
     """A fingerprint of `held_elsewhere`: a run decided under season rules is of the
     season as it was while this stays the same (docs/scenario-extensions.md, "Season
-    rules on the desk")."""
-    held = sorted(
-        (r["match"], r["id"], r["zone"], r["crew"], r["phases"])
-        for _, r in held_elsewhere(match, now, together)
-    )
-    return hashlib.sha256(json.dumps(held).encode()).hexdigest()
+    rules on the desk"). `document`: the match's export made with the same `now` and no
+    `together`, whose other matches' requests are exactly those held: read from it, not
+    again."""
+    if document is not None and not together:
+        held = [
+            (r["match"], r["id"].removeprefix(f"{r['match']}:"), r["zone"], r["crew"], r["phases"])
+            for r in document["requests"]
+            if r["match"] != match.key
+        ]  # an id taken already is written `match:id` in the export (_with_season)
+    else:
+        held = [
+            (r["match"], r["id"], r["zone"], r["crew"], r["phases"])
+            for _, r in held_elsewhere(match, now, together)
+        ]
+    return hashlib.sha256(json.dumps(sorted(held)).encode()).hexdigest()
 
 
 def refused_elsewhere(match: m.Match) -> list[tuple[Request, frozenset[ReasonCode]]]:

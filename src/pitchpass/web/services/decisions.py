@@ -57,23 +57,34 @@ from pitchpass.web.persistence.audit import audit
 from pitchpass.web.persistence.changes import changed, check_text, recorded
 from pitchpass.web.services import access, doors, notices, times, waitlist
 from pitchpass.web.services.access import check_manages, managed
-from pitchpass.web.services.snapshot import lasting, once, requests_of, scenario_of
+from pitchpass.web.services.snapshot import (
+    document_of,
+    lasting,
+    once,
+    requests_of,
+    scenario_from,
+    scenario_of,
+)
 
 
 def do_decide(user: User, match_key: str) -> dict[str, Any]:
     """Decide the match as stored (a proposal) and keep the run. Locks the match."""
     with transaction.atomic():
         match = managed(user, match_key)
-        output = match_json(decide_match(scenario_of(match), match.key))
-        run = save_run(match, user, output, [])
+        document = document_of(match)  # read once: decided from, and its fingerprint of it
+        output = match_json(decide_match(scenario_from(match, document), match.key))
+        run = save_run(match, user, output, [], decided_from=document)
         audit(user, "decide", match, f"run {run.number}", None, output)
         return output
 
 
 def save_run(
     match: m.Match, user: User, output: dict[str, Any], overrides: list[dict[str, str]],
-    together: Sequence[str] = (), batch: str = "",
+    together: Sequence[str] = (), batch: str = "", decided_from: dict[str, Any] | None = None,
 ) -> m.DecisionRun:  # fmt: skip
+    """Keep a run of the match (its decisions too) and tell what it changed. Under season
+    rules its fingerprint of the season (`store.held_digest`) is read from `decided_from`,
+    the export it was decided from, where given."""
     number = (match.runs.aggregate(n=Max("number"))["n"] or 0) + 1
     rows = {r.key: r for r in match.requests.select_related("zone")}
     record = waitlist.record_of(match)
@@ -88,7 +99,7 @@ def save_run(
         locked=sorted(key for key, e in record.items() if e.state in HOLDS),
         made_by=user,
         # What the season held elsewhere when it was decided (season_changed below).
-        season_held=store.held_digest(match, together=together)
+        season_held=store.held_digest(match, together=together, document=decided_from)
         if match.competition.season is not None
         else "",
         together=list(together),
@@ -500,12 +511,15 @@ def _as_known(user: User, match: m.Match, run: m.DecisionRun | None) -> list[dic
     return incidents
 
 
-def season_changed(match: m.Match, run: m.DecisionRun) -> str | None:
+def season_changed(
+    match: m.Match, run: m.DecisionRun, document: dict[str, Any] | None = None
+) -> str | None:
     """Under season rules, why the run is no longer of the season as it is, if it is not:
     another match of the competition published, revoked, offered or released places since
     it was decided (what the engine decided it with), or, for a matchweek, one of the
     matches decided with it was decided again on its own. None while it still is (and
-    always without rules). Reads the competition's held places: one query."""
+    always without rules). Reads the competition's held places: one query, or none where
+    `document`, the match's export as it is now, is given."""
     if match.competition.season is None or not run.season_held:
         return None
     if run.batch:
@@ -524,7 +538,7 @@ def season_changed(match: m.Match, run: m.DecisionRun) -> str | None:
                 f" {'its' if len(again) == 1 else 'their'} own since run {run.number} decided"
                 " them together with this match"
             )
-    if store.held_digest(match, together=run.together) != run.season_held:
+    if store.held_digest(match, together=run.together, document=document) != run.season_held:
         return (
             "the season changed since run"
             f" {run.number}: another of its matches published, revoked, offered or released"
@@ -695,6 +709,8 @@ def _kept_overrides(match: m.Match, scenario: Scenario) -> list[Override]:
 def overrides_in_effect(match: m.Match) -> list[dict[str, str]]:
     """The current run's overrides that a decide would drop: those that still stand (see
     `_kept_overrides`), but for grants by hand since published (they stand as published)."""
+    if not _run_overrides(match):  # none made: the match need not be read to know it
+        return []
     published = published_keys(match)
     return [
         _stored(o)

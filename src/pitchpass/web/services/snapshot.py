@@ -73,18 +73,20 @@ def document_of(match: m.Match) -> dict[str, Any]:
 
 def scenario_of(match: m.Match) -> Scenario:
     """The core's scenario of the stored match; rows edited into nonsense are a conflict."""
-    return once("scenario", match, lambda: _load(match))
+    return once("scenario", match, lambda: scenario_from(match, document_of(match)))
 
 
 def scenario_at(match: m.Match, now: datetime) -> Scenario:
     """`scenario_of` with the match day's record as it stands at `now` (a service given
     its clock: an offer open at `now` holds its places); never kept."""
-    return _load(match, store.export(match.key, now=now))
+    return scenario_from(match, store.export(match.key, now=now))
 
 
-def _load(match: m.Match, document: dict[str, Any] | None = None) -> Scenario:
+def scenario_from(match: m.Match, document: dict[str, Any]) -> Scenario:
+    """The core's scenario of the match's export `document`; rows edited into nonsense are
+    a conflict."""
     try:
-        return load_document(document_of(match) if document is None else document)
+        return load_document(document)
     except ScenarioInvalid as invalid:
         raise ServiceError(ErrorCode.CONFLICT, stored_invalid(invalid.problems[0])) from None
 

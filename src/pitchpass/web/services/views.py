@@ -269,7 +269,11 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         incidents, broken = [], error
     stale = run is not None and decisions.changed_since_run(user, match, run)
     # Under season rules a run also ages when the season moves on elsewhere.
-    season_why = decisions.season_changed(match, run) if manages and run and not stale else None
+    season_why = (
+        decisions.season_changed(match, run, document_of(match))
+        if manages and run and not stale
+        else None
+    )
     stale = stale or season_why is not None
     open_ = decisions.still_open(match)
     proposed = [
