@@ -271,3 +271,29 @@ def test_the_seasons_fingerprint_read_from_the_export_is_the_one_read_again() ->
     m.Request.objects.filter(match__key=FIRST, key="r01").update(revoked="taken back")
     assert store.held_digest(second) != read_again
     assert store.held_digest(second, document=store.export(SECOND)) == store.held_digest(second)
+
+
+def test_the_match_list_marks_a_run_the_season_moved_on_from() -> None:
+    """The match list says "changed since" of a run whose season moved on elsewhere (the
+    board's `season_changed`), every match's fingerprint read at once (store.held_digests,
+    each the match's own held_digest)."""
+    store.load(_two_matches(quota=10))
+    do_add_user("officer", "officer", "man-united", "pw-for-tests-only-7")
+    officer = User.objects.get(username="officer")
+    client = Client()
+    client.force_login(officer)
+    decisions.do_decide(officer, SECOND)
+
+    def marked() -> list[str]:
+        rows = client.get("/").content.decode().split("<tr")[1:]
+        return [k for k in (FIRST, SECOND) for row in rows if k in row and "changed since" in row]
+
+    assert marked() == []
+    decisions.do_decide(officer, FIRST)
+    decisions.do_publish(officer, FIRST)
+    assert marked() == [SECOND]  # the first match's grants now count for the second's quota
+    competition = m.Match.objects.get(key=SECOND).competition
+    every = store.held_digests(competition)
+    assert every == {k: store.held_digest(m.Match.objects.get(key=k)) for k in (FIRST, SECOND)}
+    decisions.do_decide(officer, SECOND)
+    assert marked() == []

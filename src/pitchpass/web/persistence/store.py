@@ -604,15 +604,21 @@ def held_elsewhere(
     """What the competition's other matches (but those of `together`) hold that the
     engine decides the match with under season rules: published grants, accepted offers
     and offers open at `now`, each as the engine gets it (`locked`, with the phases it
-    holds), with its match's primary key; in the competition's order of requests. Read
-    as values in one query (a season's end holds some 14,000 places), each row's state
-    worked out as `record_of` works it out."""
+    holds), with its match's primary key; in the competition's order of requests."""
+    return _held_in(match.competition_id, now, [match.key, *together])
+
+
+def _held_in(
+    competition_pk: int, now: datetime | None, leaving_out: Sequence[str]
+) -> list[tuple[int, dict[str, Any]]]:
+    """What the competition's matches (but those `leaving_out`) hold (held_elsewhere).
+    Read as values in one query (a season's end holds some 14,000 places), each row's
+    state worked out as `record_of` works it out."""
     now = now or datetime.now(UTC)
     holding = Q(locked=True) | Q(offer__state=m.Offer.OPEN)
     rows = (
-        m.Request.objects.filter(holding, match__competition_id=match.competition_id, revoked="")
-        .exclude(match=match)
-        .exclude(match__key__in=together)
+        m.Request.objects.filter(holding, match__competition_id=competition_pk, revoked="")
+        .exclude(match__key__in=leaving_out)
         .order_by("position")
     )  # a place held is held whatever consent it had: none is read (nor written)
     columns = ("match_id", "match__key", *_REQUEST_FIELDS, "by__key", "zone__key", "released",
@@ -646,21 +652,40 @@ def held_digest(
 ) -> str:  # fmt: skip
     """A fingerprint of `held_elsewhere`: a run decided under season rules is of the
     season as it was while this stays the same (docs/scenario-extensions.md, "Season
-    rules on the desk"). `document`: the match's export made with the same `now` and no
-    `together`, whose other matches' requests are exactly those held: read from it, not
-    again."""
+    rules on the desk"). The sum of each place's own hash (`_place`), so that one read of
+    the whole competition gives every match's (`held_digests`). `document`: the match's
+    export made with the same `now` and no `together`, whose other matches' requests are
+    exactly those held: read from it, not again."""
     if document is not None and not together:
-        held = [
-            (r["match"], r["id"].removeprefix(f"{r['match']}:"), r["zone"], r["crew"], r["phases"])
+        places = [
+            _place(r["match"], r["id"].removeprefix(f"{r['match']}:"), r)
             for r in document["requests"]
             if r["match"] != match.key
         ]  # an id taken already is written `match:id` in the export (_with_season)
     else:
-        held = [
-            (r["match"], r["id"], r["zone"], r["crew"], r["phases"])
-            for _, r in held_elsewhere(match, now, together)
-        ]
-    return hashlib.sha256(json.dumps(sorted(held)).encode()).hexdigest()
+        places = [_place(r["match"], r["id"], r) for _, r in held_elsewhere(match, now, together)]
+    return _digest(sum(places))
+
+
+def held_digests(competition: m.Competition, now: datetime | None = None) -> dict[str, str]:
+    """`held_digest` of each match of the competition (no `together`), from one read of
+    what they all hold: the sum over the competition less the match's own places."""
+    own: dict[str, int] = {}
+    for _, r in _held_in(competition.pk, now, ()):
+        own[r["match"]] = own.get(r["match"], 0) + _place(r["match"], r["id"], r)
+    total = sum(own.values())
+    keys = competition.matches.values_list("key", flat=True)
+    return {key: _digest(total - own.get(key, 0)) for key in keys}
+
+
+def _place(match_key: str, key: str, r: dict[str, Any]) -> int:
+    """One place held, hashed: its match, request, zone, crew and the phases it holds."""
+    said = json.dumps([match_key, key, r["zone"], r["crew"], r["phases"]])
+    return int.from_bytes(hashlib.sha256(said.encode()).digest(), "big")
+
+
+def _digest(total: int) -> str:
+    return f"{total % (1 << 256):064x}"
 
 
 def refused_elsewhere(match: m.Match) -> list[tuple[Request, frozenset[ReasonCode]]]:

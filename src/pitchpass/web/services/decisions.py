@@ -547,6 +547,18 @@ def season_changed(
     return None
 
 
+def season_moved_on(match: m.Match, run: m.DecisionRun, seasons: dict[int, dict[str, str]]) -> bool:
+    """For a list of matches: whether the run's season moved on elsewhere since it was
+    decided (`season_changed`'s fingerprint), the competition's places read once for all
+    its matches (`seasons`: competition -> match -> fingerprint, filled as needed). A run
+    of a matchweek is left to its board (its partners' own decides are not read here)."""
+    if match.competition.season is None or not run.season_held or run.together:
+        return False
+    if match.competition_id not in seasons:
+        seasons[match.competition_id] = store.held_digests(match.competition)
+    return seasons[match.competition_id].get(match.key) != run.season_held
+
+
 def changed_since_run(user: User, match: m.Match, run: m.DecisionRun | None) -> bool:
     """Whether the match changed since its newest run, as far as this user may know: for
     those who manage it, any change; for others, one of the requests they see (that

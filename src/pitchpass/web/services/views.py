@@ -95,13 +95,18 @@ def match_list(user: User, now: datetime) -> tuple[list[MatchLine], list[MatchLi
     steward = access.profile(user).role == "steward"  # sees no requests at all
     coming: list[MatchLine] = []
     past: list[MatchLine] = []
+    seasons: dict[int, dict[str, str]] = {}  # competition -> each match's season fingerprint
     for match in access.visible_matches(user):
         run = decisions.latest_run(match)
         # Only the requests this user may see: a count would tell of others' too.
         seen = [r for r in access.seen_list(user, match) if not r.revoked]
         decided = decisions.decided_in(run, seen)
-        redo = run is not None and run.version != match.version and access.manages(user, match)
         manages = access.manages(user, match)
+        redo = (
+            run is not None
+            and manages
+            and (run.version != match.version or decisions.season_moved_on(match, run, seasons))
+        )
         usage = _usage(match, run, manages)  # the board's grid: the record over the run
         line = MatchLine(
             _head(match),
