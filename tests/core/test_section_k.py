@@ -358,9 +358,10 @@ def test_the_standing_names_every_club_that_owes_the_televising_broadcaster() ->
 def test_the_standing_owes_what_the_season_report_owes_before_each_match(
     doc: dict[str, Any],
 ) -> None:
-    """The desk's standing at each match, given the season decided so far (the grants of
-    earlier matches held, their refusals with their codes), owes the make-up debts that
-    the season report's walk has open when it reaches that match (both walk core.debts)."""
+    """The desk's standing at each match, once it is published (the grants of it and of
+    every earlier match held, the earlier matches' refusals with their codes), owes the
+    make-up debts that the season report's walk has open after that match's grants (both
+    walk core.debts): opened at an earlier match, not paid there or at this one."""
     from pitchpass.core.season_rules import describe, names_of, standing
 
     scenario = load_document(doc)
@@ -374,11 +375,11 @@ def test_the_standing_owes_what_the_season_report_owes_before_each_match(
         kept, refused = [], []
         for r in scenario.requests:
             d = decided[r.id]
-            if r.match not in before:
+            if r.match not in before | {match.id}:
                 kept.append(r)
             elif d.status is Status.GRANTED:
                 kept.append(dataclasses.replace(r, locked=True))
-            else:
+            elif r.match in before:
                 refused.append((r, frozenset(x.code for x in d.reasons)))
         history = dataclasses.replace(scenario, requests=tuple(kept))
         for owed in standing(history, match.id, refused).minimums:
@@ -389,6 +390,6 @@ def test_the_standing_owes_what_the_season_report_owes_before_each_match(
             ]  # fmt: skip
             expected = sum(
                 1 for row in rows for debt in row["debts"]
-                if debt["opened_at"] in before and debt["paid_at"] not in before
+                if debt["opened_at"] in before and debt["paid_at"] not in before | {match.id}
             )  # fmt: skip
             assert owed.owed == expected, (match.id, owed)

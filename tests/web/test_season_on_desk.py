@@ -244,7 +244,8 @@ def test_the_board_says_the_make_up_debts_a_club_owes_from_its_published_refusal
     client.force_login(officer)
     page = client.get(f"/matches/{SECOND}/").content.decode()
     assert "Section K, Manchester United to BT Sport: 0 of 2 met" in page
-    assert "1 occasion owed to make up for a refusal at an earlier match" in page
+    assert "2 matches" not in page and "the one still owed" not in page  # 2 still owed
+    assert "of the 2 still owed, 1 makes up for Manchester United's refusal at an earlier" in page
 
 
 def test_the_seasons_fingerprint_read_from_the_export_is_the_one_read_again() -> None:

@@ -41,7 +41,8 @@ def test_a_run_that_grants_nothing_is_published_to_tell_its_refusals() -> None:
     page = client.get("/matches/m3/").content.decode()
     assert 'Publish</button> <span class="muted">locks no grant; tells 1 refusal to its' in page
     assert "Every grant" not in page
-    client.post("/matches/m3/publish/")
+    done = client.post("/matches/m3/publish/", follow=True).content.decode()
+    assert "Published: no grant to lock; its refusals are told to their organisations." in done
     told = m.Notice.objects.filter(organisation__key="bt-sport", request="b3")
     assert [n.kind for n in told.order_by("pk")] == ["decided", "refused"]  # proposed, published
     page = client.get("/matches/m3/").content.decode()
@@ -54,7 +55,7 @@ def test_the_season_page_says_why_a_debt_opened_and_which_filters_it_did_not_use
     _, client = _signed_in("league", "admin", None)
     page = client.get("/competitions/section-k-league/season/").content.decode()
     assert "m3:b3: refused at m3 (no-consent), owed" in page
-    assert "at least 1 occasions" in page and 'marked "occasions" counts a match once' in page
+    assert "at least 1 occasion)" in page and 'marked "occasions" counts a match once' in page
     odd = client.get(
         "/competitions/section-k-league/season/", {"org": "<b>nobody</b>", "rule": "minimum:Nope"}
     ).content.decode()

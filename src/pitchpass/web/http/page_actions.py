@@ -124,6 +124,8 @@ def _counted(output: dict[str, Any]) -> str:
 def publish(request: HttpRequest, match_key: str) -> HttpResponse:
     def act() -> str:
         newly = decisions.do_publish(user_of(request), match_key)
+        if not newly:  # a run whose refusals were not told yet (the board said so)
+            return "Published: no grant to lock; its refusals are told to their organisations."
         return f"Published: {len(newly)} grant{'' if len(newly) == 1 else 's'} locked."
 
     return _on_board(request, match_key, act)
