@@ -48,6 +48,11 @@ def test_the_admin_reads_the_season_report(browser: Browser, site: Site, width: 
     assert plot.evaluate("img => img.naturalWidth") > 0  # the SVG loaded and drew
     wide = page.evaluate("document.documentElement.scrollWidth")
     assert wide <= width + 1, f"the page is {wide} px wide at {width}"
+    for name in ("organisations", "quotas", "minimums", "rotations"):  # read, not scrolled
+        box = page.get_by_role("table", name=name).evaluate(
+            "t => [t.parentElement.scrollWidth, t.parentElement.clientWidth]"
+        )
+        assert box[0] <= box[1] + 1, f"the {name} table scrolls sideways at {width}: {box}"
     screenshot(page, f"season-{width}.png")
 
 
