@@ -508,7 +508,7 @@ def fixtures(
                 "added": list(done.added),
                 "moved": [dataclasses.asdict(m) for m in done.moved],
                 "unchanged": list(done.unchanged),
-                "retold": list(done.retold),
+                "retold": [dataclasses.asdict(r) for r in done.retold],
                 "skipped": [p.as_json() for p in skipped],
                 "stale": stale,
                 "written": str(written) if written is not None else None,

@@ -198,6 +198,12 @@ def _sources(covered_by: Sequence[Source]) -> str:
     return ", ".join(s.id for s in covered_by) or "nobody"
 
 
+def _televising(broadcasters: Sequence[str] | None) -> str:
+    if broadcasters is None:
+        return "its host"
+    return ", ".join(broadcasters) or "nobody"
+
+
 def print_fixtures(
     console: Console,
     done: Imported,
@@ -230,10 +236,18 @@ def print_fixtures(
             console.print(f"         {stale[moved.match]}", soft_wrap=True)
         elif moved.now_late or moved.now_in_time:
             console.print("         decisions made before are stale for these: decide again")
-    for key in done.retold:
-        console.print(f"  broadcasters  {key}: host or televised_by changed", soft_wrap=True)
-        if key in stale:
-            console.print(f"         {stale[key]}", soft_wrap=True)
+    for told in done.retold:
+        change = []
+        if told.host_before != told.host_after:
+            change.append(f"host {told.host_before or 'none'} -> {told.host_after}")
+        if told.televised_by_before != told.televised_by_after:
+            change.append(
+                f"televised by {_televising(told.televised_by_before)}"
+                f" -> {_televising(told.televised_by_after)}"
+            )
+        console.print(f"  retold {told.match}: {'; '.join(change)}", soft_wrap=True)
+        if told.match in stale:
+            console.print(f"         {stale[told.match]}", soft_wrap=True)
     for problem in skipped:
         console.print(f"  left out  {problem}", soft_wrap=True)
     if written is None:

@@ -12,7 +12,7 @@ import yaml
 
 from pitchpass.core import decide_document
 from pitchpass.core.fixture_files import read_csv, read_ics
-from pitchpass.core.fixtures import import_fixtures
+from pitchpass.core.fixtures import Retold, import_fixtures
 from pitchpass.core.problems import ScenarioInvalid
 
 SEED = Path(__file__).parents[2] / "scenarios" / "manchester-derby-2017.yaml"
@@ -201,7 +201,9 @@ def test_the_broadcasters_televising_each_match_by_id_or_name() -> None:
     assert problems == [] and fixtures[0].televised_by == ("BT Sport", "sky-sports")
     done = import_fixtures(_seed(), fixtures)
     assert done.added == ("derby-2",) and done.moved == ()
-    assert done.retold == ("mun-mci-2017-12-10",) and done.unchanged == ()
+    derby = Retold("mun-mci-2017-12-10", "sky-sports", "sky-sports", None, ("bt-sport",))
+    assert done.retold == (derby,)
+    assert done.unchanged == ()
     televised = {x["id"]: x.get("televised_by") for x in done.document["matches"]}
     assert televised == {"mun-mci-2017-12-10": ["bt-sport"], "derby-2": ["bt-sport", "sky-sports"]}
     again = import_fixtures(done.document, fixtures)
@@ -210,8 +212,17 @@ def test_the_broadcasters_televising_each_match_by_id_or_name() -> None:
     wrong, _ = read_csv(misspelt)
     with pytest.raises(ScenarioInvalid) as refused:
         import_fixtures(_seed(), wrong)
-    assert [p.path for p in refused.value.problems] == ["row 2.televised_by[0]"]
+    assert [p.path for p in refused.value.problems] == [
+        "row 2.televised_by[0]",
+        "row 3.televised_by[0]",
+    ]
     assert 'did you mean "BT Sport"' in refused.value.problems[0].message
-    with pytest.raises(ScenarioInvalid) as club:
+    with pytest.raises(ScenarioInvalid) as club:  # named at its row, as a misspelling is
         import_fixtures(_seed(), wrong[1:])
-    assert "is a club, not a broadcaster" in club.value.problems[0].message
+    assert [(p.path, p.message) for p in club.value.problems] == [
+        ("row 3.televised_by[0]", '"man-city" is a club, not a broadcaster')
+    ]
+    twice, _ = read_csv(rows.replace("BT Sport; sky-sports", "BT Sport; bt-sport"))
+    with pytest.raises(ScenarioInvalid) as listed:
+        import_fixtures(_seed(), twice)
+    assert [p.path for p in listed.value.problems] == ["row 2.televised_by[1]"]

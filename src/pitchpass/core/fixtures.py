@@ -38,6 +38,18 @@ class Moved:
 
 
 @dataclass(frozen=True)
+class Retold:
+    """A match the file does not move but whose host or televising broadcasters it
+    changes (None: not given; `televised_by` None: its host televises it)."""
+
+    match: str
+    host_before: str | None
+    host_after: str | None
+    televised_by_before: tuple[str, ...] | None
+    televised_by_after: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
 class Imported:
     document: dict[str, Any]  # the scenario with the fixture list's matches
     added: tuple[str, ...]
@@ -45,7 +57,7 @@ class Imported:
     unchanged: tuple[str, ...]
     skipped: tuple[Problem, ...]  # the rows left out (only when asked to skip them)
     # Matches not moved whose host or televising broadcasters the file changes.
-    retold: tuple[str, ...] = ()
+    retold: tuple[Retold, ...] = ()
 
 
 def import_fixtures(
@@ -65,7 +77,7 @@ def import_fixtures(
     added: list[str] = []
     moved: list[Moved] = []
     unchanged: list[str] = []
-    retold: list[str] = []
+    retold: list[Retold] = []
     seen: dict[str, str] = {}
     resolved = [(f, _resolve(f, names, venues, matches)) for f in fixtures]
     pairs = Counter((r["home"], r["away"]) for _, r in resolved if isinstance(r, dict))
@@ -96,7 +108,8 @@ def import_fixtures(
                 unchanged.append(was["id"])
             else:
                 matches[key] = now
-                retold.append(was["id"])
+                (host_was, televised_was), (host, televised) = _broadcast(was), _broadcast(now)
+                retold.append(Retold(str(was["id"]), host_was, host, televised_was, televised))
             continue
         matches[key] = now
         moved.append(_moved(scenario, was, now))
@@ -117,8 +130,11 @@ class _Names:
         self.ids: set[str] = set()
         self.by_name: dict[str, list[str]] = {}
         self.known: list[str] = []  # ids and names as written, for "did you mean"
+        self.kinds: dict[str, str] = {}  # id -> its kind, where it has one
         for entry in entries:
             key = str(entry.get("id", ""))
+            if entry.get("kind"):
+                self.kinds[key] = str(entry["kind"])
             self.ids.add(key)
             self.known.append(key)
             if entry.get("name"):
@@ -157,10 +173,18 @@ def _resolve(
     host = ""
     if fixture.host:
         host = _take(names.find(fixture.host, f"{fixture.where}.host", "organisation"), problems)
-    televised_by = [
-        _take(names.find(name, f"{fixture.where}.televised_by[{n}]", "organisation"), problems)
-        for n, name in enumerate(fixture.televised_by)
-    ]
+    televised_by: list[str] = []
+    for n, name in enumerate(fixture.televised_by):
+        where = f"{fixture.where}.televised_by[{n}]"
+        found = _take(names.find(name, where, "organisation"), problems)
+        if not found:
+            continue
+        if found in televised_by:
+            problems.append(Problem(where, f'"{name}" is listed twice'))
+        elif names.kinds.get(found, "broadcaster") != "broadcaster":
+            kind = names.kinds[found]
+            problems.append(Problem(where, f'"{name}" is a {kind}, not a broadcaster'))
+        televised_by.append(found)
     venue = ""
     if fixture.venue:
         venue = _take(venues.find(fixture.venue, f"{fixture.where}.venue", "venue"), problems)
@@ -190,13 +214,14 @@ def _resolve(
     if host:
         row["host"] = host
     if televised_by:
-        row["televised_by"] = televised_by  # checked (broadcasters, once each) with the document
+        row["televised_by"] = televised_by
     return row
 
 
-def _broadcast(match: dict[str, Any]) -> tuple[Any, Any]:
+def _broadcast(match: dict[str, Any]) -> tuple[str | None, tuple[str, ...] | None]:
     """Who a match's row says broadcasts it: its host and its televising broadcasters."""
-    return match.get("host"), match.get("televised_by")
+    televised = match.get("televised_by")
+    return match.get("host"), None if televised is None else tuple(televised)
 
 
 def _take(found: str | Problem, problems: list[Problem]) -> str:

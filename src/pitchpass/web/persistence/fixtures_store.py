@@ -118,7 +118,7 @@ def write_fixtures(competition: m.Competition, done: Imported) -> dict[str, str]
                      **_broadcast(match)}  # fmt: skip
             audit(None, "fixtures", match, moved.match, before, after, COMMAND_LINE)
             stale[moved.match] = _stale(match)
-        for key in done.retold:
+        for key in (told.match for told in done.retold):
             match = lock_match(m.Match.objects.get(key=key))
             before = _broadcast(match)
             _retell(match, by_id[key], orgs)
