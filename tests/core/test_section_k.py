@@ -348,8 +348,8 @@ def test_the_standing_names_every_club_that_owes_the_televising_broadcaster() ->
 
     found = standing(load_document(yaml.safe_load(EXAMPLE.read_text())), "m2")
     assert found.minimums == (
-        MinimumOwed("Section K", "South FC", "BT Sport", 0, 1, 1, 0, "occasions"),
-        MinimumOwed("Section K", "East FC", "BT Sport", 0, 1, 2, 0, "occasions"),
+        MinimumOwed("Section K", "South FC", "BT Sport", 0, 1, 1, 0, "occasions", "south-fc"),
+        MinimumOwed("Section K", "East FC", "BT Sport", 0, 1, 2, 0, "occasions", "east-fc"),
     )
 
 
@@ -358,10 +358,10 @@ def test_the_standing_names_every_club_that_owes_the_televising_broadcaster() ->
 def test_the_standing_owes_what_the_season_report_owes_before_each_match(
     doc: dict[str, Any],
 ) -> None:
-    """The desk's standing at each match, once it is published (the grants of it and of
-    every earlier match held, the earlier matches' refusals with their codes), owes the
-    make-up debts that the season report's walk has open after that match's grants (both
-    walk core.debts): opened at an earlier match, not paid there or at this one."""
+    """The desk's standing at each match, the season published up to it in kick-off order
+    (the grants held, the refusals with their codes), owes the make-up debts that the
+    season report's walk has open after that match (both walk core.debts): opened there
+    or before, not paid there or before. Once all is published, the report's `owed`."""
     from pitchpass.core.season_rules import describe, names_of, standing
 
     scenario = load_document(doc)
@@ -371,15 +371,15 @@ def test_the_standing_owes_what_the_season_report_owes_before_each_match(
     decided = {d.request.id: d for result in results for d in result.decisions}
     order = sorted(scenario.matches, key=lambda m: (m.kickoff, m.id))
     for k, match in enumerate(order):
-        before = {m.id for m in order[:k]}
+        upto = {m.id for m in order[: k + 1]}
         kept, refused = [], []
         for r in scenario.requests:
             d = decided[r.id]
-            if r.match not in before | {match.id}:
+            if r.match not in upto:
                 kept.append(r)
             elif d.status is Status.GRANTED:
                 kept.append(dataclasses.replace(r, locked=True))
-            elif r.match in before:
+            else:
                 refused.append((r, frozenset(x.code for x in d.reasons)))
         history = dataclasses.replace(scenario, requests=tuple(kept))
         for owed in standing(history, match.id, refused).minimums:
@@ -390,6 +390,8 @@ def test_the_standing_owes_what_the_season_report_owes_before_each_match(
             ]  # fmt: skip
             expected = sum(
                 1 for row in rows for debt in row["debts"]
-                if debt["opened_at"] in before and debt["paid_at"] not in before | {match.id}
+                if debt["opened_at"] in upto and debt["paid_at"] not in upto
             )  # fmt: skip
+            if k == len(order) - 1:
+                assert expected == sum(row["owed"] for row in rows)
             assert owed.owed == expected, (match.id, owed)

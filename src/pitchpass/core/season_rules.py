@@ -315,8 +315,9 @@ class MinimumOwed:
     met: int
     at_least: int
     left: int  # the matches from this one on at which the club owes it (this one included)
-    owed: int = 0  # make-up debts opened at earlier matches, not paid yet (core.debts)
+    owed: int = 0  # make-up debts its published refusals opened, not paid yet (core.debts)
     counts: str = "requests"  # the minimum's `counts`: requests | occasions
+    club_id: str = ""  # the owing club's id (`club` is its name)
 
     @property
     def short(self) -> int:
@@ -348,10 +349,10 @@ def standing(
     pair_keys, in_rotation) over the requests held (`locked`: published grants and offers,
     at every match of the document): each quota that a request of this match counts
     towards, with its use; each minimum that this match's requests could meet, with the
-    matches left at which its club owes it and the make-up debts it owes for refusals at
-    earlier matches, not paid by a grant held since, this match's included (core.debts,
-    over the held grants and `refused`: the published refusals of other matches, with
-    their reasons' codes); each rotation's turns. Empty without season rules."""
+    matches left at which its club owes it and the make-up debts it owes as the season is
+    published (core.debts over every match: the held grants, and `refused`, the published
+    refusals with their reasons' codes); each rotation's turns. Empty without season
+    rules."""
     rules = scenario.policy.season
     if rules is None:
         return Standing((), (), ())
@@ -387,20 +388,20 @@ def standing(
         keys += pair_keys(rules.minimums, r, org, match, partners, occupant_of(scenario, r))
     # Owed to the broadcasters televising this match whether or not they asked here.
     keys += _televising_pairs(scenario, rules, match)
-    # This match too: a grant of it published pays a debt here (its refusals are not
-    # among `refused`: a debt they open is owed from the next match on).
-    so_far = [m for m in scenario.matches if (m.kickoff, m.id) <= (match.kickoff, match.id)]
+    # The whole season as published: a grant held at any match pays (a later match may
+    # be published first), a refusal published at any match opens.
+    ordered = sorted(scenario.matches, key=_kicked_off)
     found = outcomes(scenario, rules, [(r, True, frozenset()) for r in held]
                          + [(r, False, codes) for r, codes in refused])  # fmt: skip
     for key in dict.fromkeys(keys):
         minimum = rules.minimums[key[0]]
         left = sum(1 for m in later if owes_at(minimum, key[1], key[2], m))
-        walked = [(m.id, found.get((key, m.id), [])) for m in sorted(so_far, key=_kicked_off)
+        walked = [(m.id, found.get((key, m.id), [])) for m in ordered
               if key[1] in owing_clubs(minimum, m)]  # fmt: skip
         owed = sum(1 for debt in walk(minimum, walked)[1] if debt.paid_at is None)
         pairs[key] = MinimumOwed(minimum.name, describe(key[1], names), describe(key[2], names),
                                  met.get(key, 0), minimum.at_least, left, owed,
-                                 minimum.counts)  # fmt: skip
+                                 minimum.counts, key[1])  # fmt: skip
     spread = tuple(
         Turns(rot.zone, rot.phase, rot.tier,
               tuple((describe(org, names), k) for org, k in

@@ -646,6 +646,9 @@ def _held_in(
     return out
 
 
+DIGEST_MARK = "s2:"  # a fingerprint that is a sum of places (those before it are not)
+
+
 def held_digest(
     match: m.Match, now: datetime | None = None, together: Sequence[str] = (),
     document: dict[str, Any] | None = None,
@@ -656,15 +659,38 @@ def held_digest(
     the whole competition gives every match's (`held_digests`). `document`: the match's
     export made with the same `now` and no `together`, whose other matches' requests are
     exactly those held: read from it, not again."""
+    return _digest(sum(_place(*p) for p in _places(match, now, together, document)))
+
+
+def same_season(
+    match: m.Match, fingerprint: str, together: Sequence[str] = (),
+    document: dict[str, Any] | None = None,
+) -> bool:  # fmt: skip
+    """Whether the competition's other matches hold what they held when a run took
+    `fingerprint`. One taken before fingerprints were sums (no DIGEST_MARK) is compared
+    as it was taken, the SHA-256 of the sorted places: a run decided then is not stale
+    for the change of form alone (a decide again would drop its grants by hand)."""
+    if fingerprint.startswith(DIGEST_MARK):
+        return held_digest(match, None, together, document) == fingerprint
+    places = sorted(list(p) for p in _places(match, None, together, document))
+    return hashlib.sha256(json.dumps(places).encode()).hexdigest() == fingerprint
+
+
+def _places(
+    match: m.Match, now: datetime | None, together: Sequence[str],
+    document: dict[str, Any] | None,
+) -> list[tuple[str, str, str, int, list[str]]]:  # fmt: skip
+    """The places `held_elsewhere` holds: (match, request, zone, crew, phases held)."""
     if document is not None and not together:
-        places = [
-            _place(r["match"], r["id"].removeprefix(f"{r['match']}:"), r)
+        return [
+            (r["match"], r["id"].removeprefix(f"{r['match']}:"), r["zone"], r["crew"], r["phases"])
             for r in document["requests"]
             if r["match"] != match.key
         ]  # an id taken already is written `match:id` in the export (_with_season)
-    else:
-        places = [_place(r["match"], r["id"], r) for _, r in held_elsewhere(match, now, together)]
-    return _digest(sum(places))
+    return [
+        (r["match"], r["id"], r["zone"], r["crew"], r["phases"])
+        for _, r in held_elsewhere(match, now, together)
+    ]
 
 
 def held_digests(competition: m.Competition, now: datetime | None = None) -> dict[str, str]:
@@ -672,31 +698,35 @@ def held_digests(competition: m.Competition, now: datetime | None = None) -> dic
     what they all hold: the sum over the competition less the match's own places."""
     own: dict[str, int] = {}
     for _, r in _held_in(competition.pk, now, ()):
-        own[r["match"]] = own.get(r["match"], 0) + _place(r["match"], r["id"], r)
+        place = _place(r["match"], r["id"], r["zone"], r["crew"], r["phases"])
+        own[r["match"]] = own.get(r["match"], 0) + place
     total = sum(own.values())
     keys = competition.matches.values_list("key", flat=True)
     return {key: _digest(total - own.get(key, 0)) for key in keys}
 
 
-def _place(match_key: str, key: str, r: dict[str, Any]) -> int:
+def _place(match_key: str, key: str, zone: str, crew: int, phases: list[str]) -> int:
     """One place held, hashed: its match, request, zone, crew and the phases it holds."""
-    said = json.dumps([match_key, key, r["zone"], r["crew"], r["phases"]])
+    said = json.dumps([match_key, key, zone, crew, phases])
     return int.from_bytes(hashlib.sha256(said.encode()).digest(), "big")
 
 
 def _digest(total: int) -> str:
-    return f"{total % (1 << 256):064x}"
+    """A sum of places as a run keeps it (64 characters, with DIGEST_MARK)."""
+    width = 64 - len(DIGEST_MARK)
+    return f"{DIGEST_MARK}{total % (1 << (4 * width)):0{width}x}"
 
 
-def refused_elsewhere(match: m.Match) -> list[tuple[Request, frozenset[ReasonCode]]]:
-    """The refusals the competition's other matches published (their newest published
-    run's, of requests neither held since nor revoked), as the core has requests (ids
-    written `match:id`), each with its reasons' codes: what opened a minimum's make-up
-    debts (core.debts)."""
+def refused_in(competition: m.Competition) -> list[tuple[Request, frozenset[ReasonCode]]]:
+    """The refusals the competition's matches published and that still stand: each
+    match's newest published run's, of requests as they were refused (not changed since),
+    never held since (no place offered from the waitlist, whatever became of it) and not
+    revoked; as the core has requests (ids written `match:id`), each with its reasons'
+    codes: what opens a minimum's make-up debts (core.debts)."""
     runs: dict[int, tuple[int, int]] = {}  # match -> its newest published run and number
     published = m.DecisionRun.objects.filter(
-        match__competition_id=match.competition_id, published__isnull=False
-    ).exclude(match=match)
+        match__competition_id=competition.pk, published__isnull=False
+    )
     for run_pk, match_pk, number in published.values_list("pk", "match_id", "number"):
         if match_pk not in runs or number > runs[match_pk][1]:
             runs[match_pk] = (run_pk, number)
@@ -706,6 +736,8 @@ def refused_elsewhere(match: m.Match) -> list[tuple[Request, frozenset[ReasonCod
             status=Status.REFUSED,
             request__locked=False,
             request__revoked="",
+            request__offer__isnull=True,
+            request__changed_in__lte=F("run__version"),
         )
         .select_related("request__match", "request__by", "request__zone")
         .order_by("request__position")

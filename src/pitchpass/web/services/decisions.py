@@ -538,7 +538,7 @@ def season_changed(
                 f" {'its' if len(again) == 1 else 'their'} own since run {run.number} decided"
                 " them together with this match"
             )
-    if store.held_digest(match, together=run.together, document=document) != run.season_held:
+    if not store.same_season(match, run.season_held, run.together, document):
         return (
             "the season changed since run"
             f" {run.number}: another of its matches published, revoked, offered or released"
@@ -550,10 +550,13 @@ def season_changed(
 def season_moved_on(match: m.Match, run: m.DecisionRun, seasons: dict[int, dict[str, str]]) -> bool:
     """For a list of matches: whether the run's season moved on elsewhere since it was
     decided (`season_changed`'s fingerprint), the competition's places read once for all
-    its matches (`seasons`: competition -> match -> fingerprint, filled as needed). A run
-    of a matchweek is left to its board (its partners' own decides are not read here)."""
+    its matches (`seasons`: competition -> match -> fingerprint, filled as needed). Not
+    said of a published run (nothing left to publish), nor of a matchweek's or one
+    fingerprinted before fingerprints were sums: their boards say."""
     if match.competition.season is None or not run.season_held or run.together:
         return False
+    if run.published is not None or not run.season_held.startswith(store.DIGEST_MARK):
+        return False  # published: nothing to publish again; else left to its board
     if match.competition_id not in seasons:
         seasons[match.competition_id] = store.held_digests(match.competition)
     return seasons[match.competition_id].get(match.key) != run.season_held

@@ -7,6 +7,7 @@ entries, access). Each match is exported and decided once while a page is read
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
@@ -338,7 +339,7 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         else [],
         live=live,
         door_conflicts=conflicts_after(user, match, live),
-        season=_quietly(lambda: season_standing(match), None) if manages else None,
+        season=_quietly(lambda: season_standing(match, user), None) if manages else None,
         unproven=[u["message"] for u in run.output.get("unproven", [])]
         if manages and run and not stale
         else [],
@@ -346,12 +347,22 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
     )
 
 
-def season_standing(match: m.Match) -> Standing | None:
+def season_standing(match: m.Match, user: User) -> Standing | None:
     """Where the competition's season stands for the match, for those who manage it (it
-    counts other organisations' places elsewhere): None without season rules."""
+    counts other organisations' places elsewhere): None without season rules. A club's
+    make-up debts come from refusals it published, which are not another club's officer's
+    to learn: an officer sees its own club's, a league admin every club's."""
     if match.competition.season is None:
         return None
-    return standing(scenario_of(match), match.key, store.refused_elsewhere(match))
+    found = standing(scenario_of(match), match.key, store.refused_in(match.competition))
+    who = access.profile(user)
+    if who.role == "admin":
+        return found
+    own = who.organisation.key if who.organisation else ""
+    minimums = tuple(
+        x if x.club_id == own else dataclasses.replace(x, owed=0) for x in found.minimums
+    )
+    return dataclasses.replace(found, minimums=minimums)
 
 
 def _phases_held(request: m.Request) -> list[str]:
