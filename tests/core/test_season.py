@@ -437,8 +437,8 @@ def test_where_the_season_stands_for_a_match_counts_the_places_held() -> None:
     found = standing(load_document(doc), "m3")
     assert found.quotas == (QuotaUse("season quota of Documentary Films", 2, 2, "requests"),)
     assert found.minimums == (
-        MinimumOwed("enhancements", "North FC", "Sky Sports", 1, 1, 1),
-        MinimumOwed("enhancements", "North FC", "BT Sport", 0, 1, 1),
+        MinimumOwed("enhancements", "North FC", "Sky Sports", 1, 1, 1, club_id="north-fc"),
+        MinimumOwed("enhancements", "North FC", "BT Sport", 0, 1, 1, club_id="north-fc"),
     )
     assert found.rotations == (
         Turns("tunnel", "post-match", "partner", (("BT Sport", 1), ("Sky Sports", 1))),
