@@ -752,19 +752,28 @@ def backup(
 @app.command()
 def restore(
     file: Annotated[Path, typer.Argument(help="A backup (JSON).", show_default=False)],
+    unsealed: Annotated[
+        bool,
+        typer.Option(
+            "--unsealed",
+            help="Take a backup with no seal, or one this site's secret key does not"
+            " match (made elsewhere, or edited), saying so.",
+        ),
+    ] = False,
 ) -> None:
-    """Put a backup back into an empty database (SQLite or PostgreSQL), all or nothing."""
+    """Put a backup back into an empty database (SQLite or PostgreSQL), all or nothing,
+    once its seal holds with this site's secret key (the key it was made with)."""
     _database()
-    from django.core.serializers.base import DeserializationError
-
     from pitchpass.web.persistence.backup import NotEmpty
     from pitchpass.web.persistence.backup import restore as read
 
     try:
-        rows = read(file)
-    except (OSError, ValueError, NotEmpty, DeserializationError) as error:
+        rows, warning = read(file, unsealed)
+    except (OSError, ValueError, NotEmpty) as error:
         err.print(f"error {error}", soft_wrap=True)
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    if warning:
+        err.print(f"warning {warning}", soft_wrap=True)
     out.print(f"restored {rows} rows from {file}")
 
 
@@ -786,6 +795,15 @@ def audit_verify() -> None:
             f"error audit entry {entry.pk} ({entry.action} {entry.target}, "
             f"{entry.when.isoformat(timespec='seconds')}) does not follow the {found.entries}"
             " before it: it, or one before it, was edited, removed or reordered",
+            soft_wrap=True,
+        )
+        raise typer.Exit(EXIT_NOT_PROVEN)
+    if found.added is not None:
+        entry = found.added
+        err.print(
+            f"error audit entry {entry.pk} ({entry.action} {entry.target}, "
+            f"{entry.when.isoformat(timespec='seconds')}) comes after the {found.entries}"
+            " entries the chain's head counts: it was added by hand, not written by pitchpass",
             soft_wrap=True,
         )
         raise typer.Exit(EXIT_NOT_PROVEN)

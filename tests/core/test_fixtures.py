@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from pitchpass.core import decide_document
-from pitchpass.core.fixture_files import read_csv, read_ics
+from pitchpass.core.fixture_files import MAX_ROWS, read_csv, read_ics
 from pitchpass.core.fixtures import Retold, import_fixtures
 from pitchpass.core.problems import ScenarioInvalid
 
@@ -226,3 +226,54 @@ def test_the_broadcasters_televising_each_match_by_id_or_name() -> None:
     with pytest.raises(ScenarioInvalid) as listed:
         import_fixtures(_seed(), twice)
     assert [p.path for p in listed.value.problems] == ["row 2.televised_by[1]"]
+
+
+NEVER = """\
+BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//test//fixtures//EN
+BEGIN:VEVENT
+DTSTART:20180107T150000Z
+SUMMARY:Manchester United v Manchester City
+RRULE:{rule}
+END:VEVENT
+END:VCALENDAR
+"""
+
+
+@pytest.mark.parametrize(
+    ("rule", "named"),
+    [
+        ("FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=30", "BYMONTH, BYMONTHDAY are not read"),
+        ("FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30", "BYMONTH, BYMONTHDAY are not read"),
+        ("FREQ=MONTHLY;BYDAY=MO;BYSETPOS=6", "BYSETPOS is not read"),
+        ("FREQ=HOURLY;COUNT=3", "FREQ=HOURLY: a match recurs at most daily"),
+        ("FREQ=MONTHLY;BYDAY=SA", "BYDAY with FREQ=MONTHLY is not read"),
+        ("FREQ=WEEKLY;BYDAY=1SA;COUNT=2", "BYDAY=1SA: only weekdays"),
+    ],
+)
+def test_a_recurrence_that_may_never_occur_is_refused_by_its_parts_not_walked(
+    rule: str, named: str
+) -> None:
+    # FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=30 never occurs: expanded, it walked every day to
+    # the year 9999 (14.5 s an event) and ended "0 added".
+    fixtures, problems = read_ics(NEVER.format(rule=rule))
+    assert fixtures == []
+    assert [p.path for p in problems] == ["event 1.rrule"]
+    assert named in problems[0].message
+
+
+def test_the_rule_parts_read_expand_within_their_count() -> None:
+    fixtures, problems = read_ics(NEVER.format(rule="FREQ=WEEKLY;INTERVAL=2;BYDAY=SA,SU;COUNT=4"))
+    assert problems == []
+    assert [f.kickoff.date().isoformat() for f in fixtures] == [
+        "2018-01-07", "2018-01-20", "2018-01-21", "2018-02-03",
+    ]  # fmt: skip
+
+
+def test_an_ics_of_too_many_events_is_refused_before_it_is_parsed() -> None:
+    event = "BEGIN:VEVENT\r\nDTSTART:20180107T150000Z\r\nSUMMARY:A v B\r\nEND:VEVENT\r\n"
+    text = f"BEGIN:VCALENDAR\r\n{event * (MAX_ROWS + 1)}END:VCALENDAR\r\n"
+    fixtures, problems = read_ics(text)
+    assert fixtures == []
+    assert [p.message for p in problems] == ["20,001 events, more than the 20,000 a list may have"]

@@ -216,6 +216,28 @@ CASES = {
         "too early",
     ),
     "requests not a list": (_set(["requests"], {"id": "r0"}), "requests", "must be a list"),
+    # A lone surrogate passed `validate` and ended `load` in the database's traceback; a
+    # newline in an organisation's name dropped every e-mail of its match (a header line).
+    "a lone surrogate in a name": (
+        _set(["organisations", 1, "name"], "Partner \ud800One"),
+        "organisations[1].name",
+        "lone surrogate (U+D800) at character 9",
+    ),
+    "a newline in a name": (
+        _set(["organisations", 1, "name"], "Partner\nOne"),
+        "organisations[1].name",
+        "control character or line break (U+000A)",
+    ),
+    "a terminal's escape in an id": (
+        _set(["requests", 0, "id"], "r0\x1b[2J"),
+        "requests[0].id",
+        "control character",
+    ),
+    "a line separator in a venue's name": (
+        _set(["venues", 0, "name"], "The\u2028Ground"),
+        "venues[0].name",
+        "(U+2028)",
+    ),
 }
 
 
@@ -331,3 +353,11 @@ def test_numeric_phase_ids_in_a_capacity_map() -> None:
         z.pop("closed", None)
     zone(document, "tunnel")["capacity"] = {1: 3, 2: 4}
     assert load_document(document).venues[0].zones[0].capacity == {"1": 3, "2": 4}
+
+
+def test_an_incidents_account_may_run_over_lines_but_holds_no_other_control() -> None:
+    document = valid()
+    document["incidents"][0]["what"] = "push in the tunnel\n\tseen by two stewards"
+    assert load_document(document).incidents[0].what.startswith("push")
+    document["incidents"][0]["what"] = "push\x00"
+    assert "control character" in problems(document)["incidents[0].what"]

@@ -123,3 +123,28 @@ def test_the_seal_is_the_digest_of_the_entrys_whole_json() -> None:
         text = json.dumps(said, sort_keys=True, separators=(",", ":"), default=str)
         expected = hashlib.sha256(f"previous\n{text}".encode()).hexdigest()
         assert audit.seal("previous", entry) == expected
+
+
+def test_a_row_sealed_on_the_chains_end_but_not_through_its_head_is_found() -> None:
+    """Issue 28 (section 11): an entry inserted behind the app, sealed correctly on the
+    last entry's digest (a plain hash anyone can compute), passed `verify`: the walk
+    stopped at the head's count, taking the rest for entries written meanwhile. In one
+    snapshot with the head, an entry past its count was not written by the app."""
+    from django.utils import timezone
+
+    from pitchpass.web.persistence import rows
+    from pitchpass.web.persistence.audit import new_entry, seal
+
+    audit(None, "user-add", None, "al", None, {"role": "media"}, "(command line)")
+    audit(None, "user-add", None, "jo", None, {"role": "media"}, "(command line)")
+    intact = verify()
+    assert (intact.entries, intact.broken, intact.cut, intact.added) == (2, None, False, None)
+    last = m.AuditEntry.objects.order_by("-pk").first()
+    assert last is not None
+    forged = new_entry(None, "role", None, "al", {"role": "media"}, {"role": "admin"}, "boss")
+    forged.when = timezone.now()
+    forged.digest = seal(last.digest, forged)
+    rows.insert(forged)  # as the app writes an entry, but the head is not moved
+    found = verify()
+    assert found.added is not None and found.added.target == "al"
+    assert (found.entries, found.broken, found.cut) == (2, None, False)

@@ -51,7 +51,8 @@ print(json.dumps({{
 
 
 def _run(home: Path, *args: str, database: str = "") -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PITCHPASS_HOME=str(home))
+    # One site's key in every folder: a backup restores where its seal holds (backup.py).
+    env = dict(os.environ, PITCHPASS_HOME=str(home), PITCHPASS_SECRET_KEY="backup-tests-key")
     env.pop("DATABASE_URL", None)
     if database:
         env["DATABASE_URL"] = database

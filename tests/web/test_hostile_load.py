@@ -62,7 +62,7 @@ def _incident_text(value: str) -> Any:
         (_request_id("r\x071"), "requests[0].id", "control"),
         (_request_id("r" * 101), "requests[0].id", "at most 100 characters, not 101"),
         (_org_name("n" * 201), "organisations[0].name", "at most 200 characters, not 201"),
-        (_incident_text("a\x00b"), "incidents[0].what", "cannot hold a NUL"),
+        (_incident_text("a\x00b"), "incidents[0].what", "control character or line break (U+0000)"),
     ],
     ids=["slash", "bidi", "control", "long-id", "long-name", "nul-text"],
 )

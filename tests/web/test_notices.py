@@ -349,3 +349,138 @@ def test_webhooks_are_added_checked_and_listed_from_the_command_line(tmp_path) -
     assert number, added.stdout  # its id (PostgreSQL's sequences do not start again at 1)
     assert cli(tmp_path, "webhook", "remove", number[1]).returncode == 0
     assert cli(tmp_path, "webhook", "remove", number[1]).returncode == 2
+
+
+def test_a_name_with_a_line_break_kept_from_before_still_gets_its_mail(desk) -> None:
+    # A load and the admin now refuse a line break in a name (models.plain_name); a row
+    # written before that made Django refuse the subject line, and the match's e-mail
+    # was dropped for every user with no word but a log line. Such a row now stops a
+    # decide with a 409 that says where; a mail composed meanwhile keeps to one line.
+    _post(desk["officer"], "decide")
+    m.Organisation.objects.filter(key="man-city-documentary").update(name="Docs\nBcc: x@evil")
+    run(batch=True)
+    docs = _mails_to("docs@example.org")
+    assert len(docs) == 1
+    assert "\n" not in docs[0].subject and "for Docs Bcc: x@evil at" in docs[0].subject
+    assert docs[0].bcc == []
+    again = desk["officer"].post(f"/api/matches/{MATCH}/decide", {}, "application/json")
+    assert again.status_code == 409 and again.json()["code"] == "conflict"
+    assert "organisations[" in again.json()["message"]
+
+
+def test_the_admin_refuses_a_name_of_two_lines(desk) -> None:
+    from django.contrib.auth.models import User
+
+    do_add_user("boss", "admin", None, "pw-for-tests-only-7")
+    admin = Client()
+    admin.force_login(User.objects.get(username="boss"))
+    org = m.Organisation.objects.get(key="bt-sport")
+    url = f"/admin/pitchpass/organisation/{org.pk}/change/"
+    form = {"key": "bt-sport", "name": "BT\r\nSport", "kind": "broadcaster", "position": 0}
+    answer = admin.post(url, {**form, "notices": "null"})
+    assert answer.status_code == 200  # the form again, with the error
+    assert b"control character or line break (U+000D)" in answer.content
+    assert m.Organisation.objects.get(key="bt-sport").name == "BT Sport"
+
+
+def test_the_admins_webhook_page_shows_its_deliveries(desk, receiver, settings) -> None:
+    # The page was a 500: its inline of the last 50 deliveries sliced the queryset that
+    # the admin then filters by the endpoint.
+    from django.contrib.auth.models import User
+
+    settings.PITCHPASS_WEBHOOK_PRIVATE = True
+    url, _handler = receiver
+    org = m.Organisation.objects.get(key="man-city-documentary")
+    hook = m.WebhookEndpoint.objects.create(organisation=org, url=url, secret=sending.new_secret())
+    _post(desk["officer"], "decide")
+    run(batch=True)
+    do_add_user("boss", "admin", None, "pw-for-tests-only-7")
+    admin = Client()
+    admin.force_login(User.objects.get(username="boss"))
+    page = admin.get(f"/admin/pitchpass/webhookendpoint/{hook.pk}/change/")
+    assert page.status_code == 200
+    delivered = m.WebhookDelivery.objects.filter(endpoint=hook)
+    assert delivered.count() == 2 and all(d.ok for d in delivered)  # r24 and r25
+    assert f"?endpoint__id__exact={hook.pk}".encode() in page.content
+    assert b"2 deliveries" in page.content
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["[::7f00:1]", "[::ffff:0:7f00:1]", "[64:ff9b::a9fe:a9fe]", "[fec0::1]", "224.0.0.1",
+     "[ff02::1]", "[2002:7f00:1::1]", "240.0.0.1", "[::ffff:127.0.0.1]"],
+)  # fmt: skip
+def test_a_webhook_to_an_address_that_leads_inside_is_refused(address: str) -> None:
+    # Each passed the check: IPv4-compatible, IPv4-translated, NAT64 (to the cloud's
+    # metadata address), site-local, multicast (all "global" to Python's ipaddress).
+    assert "not a public address" in (sending.check_url(f"http://{address}/hook") or "")
+
+
+def test_a_webhook_to_a_public_address_passes_the_check() -> None:
+    assert sending.check_url("https://8.8.8.8/hook") is None
+    assert sending.check_url("https://[2606:4700:4700::1111]/hook") is None
+
+
+@pytest.fixture
+def slow_receiver() -> Iterator[tuple[str, list[int], threading.Event]]:
+    """A receiver that takes each connection, reads it, and then answers a byte at a
+    time, every 0.1 s, for as long as the test runs: each read is quick, the answer never
+    ends. Yields its URL, the connections it took (a list of 1 per connection) and the
+    event that stops it."""
+    import socket as sockets
+
+    stop = threading.Event()
+    taken: list[int] = []
+    server = sockets.create_server(("127.0.0.1", 0))
+    server.settimeout(0.1)
+
+    def drip(conn: sockets.socket) -> None:
+        with conn:
+            conn.recv(65536)
+            for byte in b"HTTP/1.1 200 OK\r\n" + b"X" * 100_000:
+                if stop.is_set():
+                    return
+                try:
+                    conn.sendall(bytes([byte]))
+                except OSError:
+                    return
+                time.sleep(0.1)
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            taken.append(1)
+            threading.Thread(target=drip, args=(conn,), daemon=True).start()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.getsockname()[1]}/hook", taken, stop
+    stop.set()
+    thread.join()
+    server.close()
+
+
+def test_a_receiver_that_never_finishes_holds_the_worker_once(
+    desk, slow_receiver, settings
+) -> None:
+    # One hanging receiver held the only worker 10 s per attempt, per notice: a byte at a
+    # time, each read within its timeout, it could hold it for ever. The whole exchange now
+    # has its time, and the endpoint's other notices wait for their next attempt.
+    settings.PITCHPASS_WEBHOOK_PRIVATE = True
+    settings.PITCHPASS_WEBHOOK_TIMEOUT = 0.5
+    settings.PITCHPASS_TASK_RETRY_DELAY = 60  # the next attempts are not due in this test
+    url, taken, _stop = slow_receiver
+    org = m.Organisation.objects.get(key="man-city-documentary")
+    m.WebhookEndpoint.objects.create(organisation=org, url=url, secret=sending.new_secret())
+    _post(desk["officer"], "decide")  # two notices for the documentary: r24 and r25
+    run(batch=True)
+    assert len(taken) == 1  # the second notice did not connect
+    errors = sorted(d.error for d in m.WebhookDelivery.objects.all())
+    assert len(errors) == 2 and not m.WebhookDelivery.objects.filter(ok=True).exists()
+    assert errors[0].startswith("TimeoutError: no whole answer within 0.5 s")
+    assert errors[1].startswith("held back: it ran out of time at")
+    waiting = DBTaskResult.objects.filter(status=TaskResultStatus.READY)
+    assert waiting.count() == 2  # both tried again later, after the pause

@@ -83,12 +83,16 @@ class Reader:
     # -- scalars ---------------------------------------------------------------------
 
     def text(
-        self, parent: dict[str, Any], key: str, path: str, required: bool = True
-    ) -> str | None:
+        self, parent: dict[str, Any], key: str, path: str, required: bool = True,
+        lines: bool = False,
+    ) -> str | None:  # fmt: skip
         value = parent.get(key, _MISSING)
-        return self.text_value(value, _join(path, key), required)
+        return self.text_value(value, _join(path, key), required, lines)
 
-    def text_value(self, value: Any, where: str, required: bool = True) -> str | None:
+    def text_value(
+        self, value: Any, where: str, required: bool = True, lines: bool = False
+    ) -> str | None:
+        """Non-empty text of one line (`lines`: newlines and tabs allowed too)."""
         if value is _MISSING or value is None:
             if required:
                 self.problem(where, "missing required field")
@@ -98,6 +102,10 @@ class Reader:
             return str(value)
         if not isinstance(value, str) or not value.strip():
             self.problem(where, f"must be non-empty text, not {_kind(value)}")
+            return None
+        wrong = unwritable(value, lines)
+        if wrong:
+            self.problem(where, wrong)
             return None
         return value
 
@@ -211,6 +219,23 @@ class Reader:
 
 
 _EXAMPLE = "2017-12-10T16:30:00+00:00"
+# A lone surrogate (no database or e-mail can write it), a control character or a line
+# break (Unicode's Cc, Zl and Zp: an e-mail header holding one is refused).
+UNWRITABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_LINES_UNWRITABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def unwritable(text: str, lines: bool = False) -> str:
+    """Why `text` cannot be kept as a name or a line of text ("" when it can): it holds a
+    lone surrogate, or a control character or a line break (`lines`: newlines and tabs
+    are allowed, as in an account of several lines)."""
+    found = (_LINES_UNWRITABLE if lines else UNWRITABLE).search(text)
+    if found is None:
+        return ""
+    char, at = found.group(), found.start() + 1
+    if "\ud800" <= char <= "\udfff":
+        return f"has a lone surrogate (U+{ord(char):04X}) at character {at}: not text"
+    return f"has a control character or line break (U+{ord(char):04X}) at character {at}"
 
 
 def _join(path: str, key: str) -> str:

@@ -119,6 +119,9 @@ def read_ics(text: str) -> tuple[list[Fixture], list[Problem]]:
     most MAX_OCCURRENCES times."""
     from icalendar import Calendar
 
+    events = len(_EVENT.findall(text))  # counted before the file is parsed: parsing is costly
+    if events > MAX_ROWS:
+        return [], [Problem("", f"{events:,} events, more than the {MAX_ROWS:,} a list may have")]
     try:
         calendar = Calendar.from_ical(text)
     except ValueError as error:
@@ -147,6 +150,42 @@ def read_ics(text: str) -> tuple[list[Fixture], list[Problem]]:
     return fixtures, problems
 
 
+# The parts of a recurrence rule read. With these alone every period (a day, a week, a
+# month, a year) from DTSTART on has an occurrence, or one within a few, so expanding it
+# stops after at most MAX_OCCURRENCES of them. Any other part can make a rule that never
+# occurs (BYMONTH=2;BYMONTHDAY=30), which the expansion would walk to the year 9999.
+FREQUENCIES = ("DAILY", "WEEKLY", "MONTHLY", "YEARLY")
+RULE_PARTS = ("FREQ", "INTERVAL", "COUNT", "UNTIL", "WKST", "BYDAY")
+_WEEKDAY = re.compile(r"(MO|TU|WE|TH|FR|SA|SU)")
+_EVENT = re.compile(r"^BEGIN:VEVENT", re.IGNORECASE | re.MULTILINE)
+
+
+def _unbounded(rule: object) -> str:
+    """Why a recurrence rule is not expanded ("" when it is read): a part other than
+    RULE_PARTS, a frequency finer than a day, or days (BYDAY) other than plain weekdays
+    of a daily or weekly rule."""
+    parts = {str(k).upper(): v for k, v in dict(rule).items()}  # type: ignore[call-overload]
+    other = sorted(set(parts) - set(RULE_PARTS))
+    if other:
+        return (
+            f"{', '.join(other)} {'is' if len(other) == 1 else 'are'} not read in a fixture"
+            f" list (only "
+            f"{', '.join(RULE_PARTS)}); list those matches as events of their own"
+        )
+    frequency = str((parts.get("FREQ") or [""])[0]).upper()
+    if frequency not in FREQUENCIES:
+        return (
+            f"FREQ={frequency or '(none)'}: a match recurs at most daily ({', '.join(FREQUENCIES)})"
+        )
+    days = [str(d).upper() for d in parts.get("BYDAY") or []]
+    if days and frequency not in ("DAILY", "WEEKLY"):
+        return f"BYDAY with FREQ={frequency} is not read; list those matches as events of their own"
+    wrong = [d for d in days if not _WEEKDAY.fullmatch(d)]
+    if wrong:
+        return f"BYDAY={','.join(wrong)}: only weekdays (MO to SU), without a number before them"
+    return ""
+
+
 def _occurrences(
     event: object, start: datetime, where: str, problems: list[Problem]
 ) -> list[datetime]:
@@ -155,6 +194,10 @@ def _occurrences(
     rule = event.get("RRULE")  # type: ignore[attr-defined]
     if rule is None:
         return [start]
+    refused = _unbounded(rule)
+    if refused:
+        problems.append(Problem(f"{where}.rrule", refused))
+        return []
     text = rule.to_ical().decode()
     try:
         rules = rrulestr(text, dtstart=start)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from pitchpass.core.fields import MAX_COUNT, Reader
+from pitchpass.core.fields import MAX_COUNT, UNWRITABLE, Reader
 from pitchpass.core.model import Camera, Incident, Match, Request, Venue, Zone
 from pitchpass.core.problems import did_you_mean
 from pitchpass.core.read_setup import unique
@@ -338,6 +338,7 @@ class _Plain:
         )  # fmt: skip
         if not (
             type(request_id) is str and request_id.strip() and request_id not in seen
+            and not UNWRITABLE.search(request_id)
             and type(match_id) is str and match_id in self.matches
             and type(by) is str and by in self.orgs
             and type(zone) is str and zone in self.zones.get(match_id, ())
@@ -400,7 +401,7 @@ def incidents(
         unique(reader, seen, incident_id, path, "incident")
         match = _match_of(reader, item, path, by_id)
         zone = _zone_of(reader, item, path, zones)
-        what = reader.text(item, "what", path, required=False) or ""
+        what = reader.text(item, "what", path, required=False, lines=True) or ""
         minute = _minute(reader, item, path, match)
         if incident_id and match and zone and minute is not None:
             result.append(Incident(incident_id, match.id, zone, minute, what))

@@ -164,7 +164,12 @@ PITCHPASS_WORKER_BEAT = float(os.environ.get("PITCHPASS_WORKER_BEAT", "5"))
 # go to public addresses only unless PITCHPASS_WEBHOOK_PRIVATE=1 (a private network, tests).
 PITCHPASS_BASE_URL = os.environ.get("PITCHPASS_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
 PITCHPASS_WEBHOOK_PRIVATE = os.environ.get("PITCHPASS_WEBHOOK_PRIVATE") == "1"
-PITCHPASS_WEBHOOK_TIMEOUT = float(os.environ.get("PITCHPASS_WEBHOOK_TIMEOUT", "10"))
+# A delivery's whole exchange (connect, send, the answer) within this many seconds; an
+# endpoint that ran out of time is not tried again for PITCHPASS_WEBHOOK_PAUSE seconds
+# (its notices wait for their next attempts), so a receiver that hangs holds the worker
+# once, not once per notice.
+PITCHPASS_WEBHOOK_TIMEOUT = float(os.environ.get("PITCHPASS_WEBHOOK_TIMEOUT", "5"))
+PITCHPASS_WEBHOOK_PAUSE = float(os.environ.get("PITCHPASS_WEBHOOK_PAUSE", "60"))
 DATABASES = {"default": database(os.environ.get("DATABASE_URL"), HOME)}
 CACHES = {"default": cache(os.environ.get("PITCHPASS_CACHE_URL"))}
 INSTALLED_APPS = [
@@ -249,6 +254,7 @@ AUTH_PASSWORD_VALIDATORS = [
     },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    {"NAME": "pitchpass.web.passwords.VariedValidator"},  # ten spaces pass the others
 ]
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"

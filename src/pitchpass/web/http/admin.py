@@ -22,7 +22,9 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F, Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import format_html
 
 from pitchpass.core import notices as notice_kinds
 from pitchpass.core.fields import parse_duration
@@ -567,28 +569,31 @@ class WebhookForm(forms.ModelForm):  # type: ignore[type-arg]
         return _kinds(self.cleaned_data.get("kinds"))
 
 
-class DeliveryInline(admin.TabularInline):  # type: ignore[type-arg]
-    model = m.WebhookDelivery
-    fields = ("when", "notice", "attempt", "ok", "status", "error", "seconds")
-    readonly_fields = fields
-    extra = 0
-    max_num = 0
-    can_delete = False
-    ordering = ("-when", "-id")
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[m.WebhookDelivery]:
-        return super().get_queryset(request)[:50]
-
-
 @admin.register(m.WebhookEndpoint)
 class WebhookEndpointAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     """An organisation's webhook: its secret is made here (give it to the receiver, which
-    checks each message's signature with it); its last 50 deliveries below."""
+    checks each message's signature with it); how many deliveries it has had, its last,
+    and a link to them all."""
 
     form = WebhookForm
     list_display = ("organisation", "url", "active", "created")
-    readonly_fields = ("secret", "created")
-    inlines = (DeliveryInline,)
+    readonly_fields = ("secret", "created", "deliveries")
+
+    @admin.display(description="deliveries")
+    def deliveries(self, obj: m.WebhookEndpoint) -> str:
+        if obj.pk is None:
+            return "none yet"
+        count = obj.deliveries.count()
+        last = obj.deliveries.order_by("-when", "-id").first()
+        went = ""
+        if last is not None:
+            how = "delivered" if last.ok else f"failed: {last.error or last.status}"
+            went = f"; the last {last.when:%Y-%m-%d %H:%M:%S} UTC, {how}"
+        listed = reverse("admin:pitchpass_webhookdelivery_changelist")
+        return format_html(
+            '{} deliver{}{} (<a href="{}?endpoint__id__exact={}">see them</a>)',
+            count, "y" if count == 1 else "ies", went, listed, obj.pk,
+        )  # fmt: skip
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         if not obj.secret:

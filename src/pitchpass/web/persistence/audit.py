@@ -188,21 +188,31 @@ class Verified:
     entries: int
     broken: m.AuditEntry | None  # the first entry whose seal does not hold
     cut: bool  # the newest entries were removed (the head names an entry not there)
+    # The first entry past the head's count: sealed on the chain's end, but not written
+    # through the head (every entry written moves the head in the same transaction).
+    added: m.AuditEntry | None = None
 
 
 def verify() -> Verified:
-    """Walk the chain from the first entry: each seal must be the digest of the one before
-    and of what the entry says, up to the head as it was when the walk began (entries
-    written during the walk are for the next one); fewer entries than the head counts,
-    or another last digest, and the newest were removed."""
-    head = m.AuditHead.objects.filter(pk=1).first()
-    expected = head.entries if head is not None else None
-    previous, count = "", 0
-    for entry in m.AuditEntry.objects.order_by("pk").iterator():
-        if expected is not None and count == expected:
-            break  # written after the walk began
-        if entry.digest != seal(previous, entry):
-            return Verified(count, entry, False)
-        previous, count = entry.digest, count + 1
+    """Walk the chain from the first entry, in one snapshot with its head (REPEATABLE
+    READ on PostgreSQL; SQLite's read transaction): each seal must be the digest of the
+    one before and of what the entry says; fewer entries than the head counts, or another
+    last digest, and the newest were removed; more, and one was added past the head (a
+    row inserted by hand, sealed on the chain's end). Entries written while it walks are
+    not in its snapshot: they are for the next walk (on SQLite, writers wait for it, as
+    for a backup)."""
+    inside = connection.in_atomic_block  # a caller's transaction is the snapshot then
+    with transaction.atomic():
+        if connection.vendor == "postgresql" and not inside:
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        head = m.AuditHead.objects.filter(pk=1).first()
+        previous, count = "", 0
+        for entry in m.AuditEntry.objects.order_by("pk").iterator():
+            if entry.digest != seal(previous, entry):
+                return Verified(count, entry, False)
+            if head is not None and count == head.entries:
+                return Verified(count, None, False, entry)
+            previous, count = entry.digest, count + 1
     cut = head is not None and (count != head.entries or previous != head.digest)
     return Verified(count, None, cut)

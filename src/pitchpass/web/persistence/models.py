@@ -15,6 +15,8 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from pitchpass.core.fields import unwritable
+
 KINDS = [(k, k) for k in ("broadcaster", "club", "producer", "agency", "other")]
 OCCUPANTS = [("", "none"), ("home", "home"), ("away", "away")]
 MODES = [("most-granted", "most-granted"), ("first-come", "first-come")]
@@ -24,11 +26,21 @@ def plain_id(value: str) -> None:
     """An id as the admin's forms take it: pages and the API put ids in their URLs."""
     if "/" in value or value != value.strip():
         raise ValidationError('an id has no "/" and no spaces around it')
+    plain_name(value)
+
+
+def plain_name(value: str) -> None:
+    """A name or an id of one line, as a load takes it (core.fields.unwritable): no
+    control character or line break (an e-mail's subject names an organisation) and no
+    lone surrogate (no database can write it)."""
+    wrong = unwritable(value)
+    if wrong:
+        raise ValidationError(wrong)
 
 
 class Organisation(models.Model):
     key = models.CharField(max_length=100, unique=True, validators=[plain_id])
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=200, validators=[plain_name])
     kind = models.CharField(max_length=20, choices=KINDS)
     position = models.PositiveIntegerField(default=0)
     # The kinds of notice (core/notices.py) its users hear of, unless they chose; null: all.
@@ -45,7 +57,7 @@ class Competition(models.Model):
     """A competition with its broadcast partners, its policy and its plan of phases."""
 
     key = models.CharField(max_length=100, unique=True, validators=[plain_id])
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=200, validators=[plain_name])
     partners = models.ManyToManyField(Organisation, blank=True, related_name="partner_of")
     deadline = models.CharField(max_length=20, default="5d")  # Nm, Nh or Nd
     within_tier = models.CharField(max_length=20, choices=MODES, default="most-granted")
@@ -91,7 +103,7 @@ class Hindsight(models.Model):
 
 class Tier(models.Model):
     competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="tiers")
-    name = models.CharField(max_length=100)
+    name = models.CharField(max_length=100, validators=[plain_name])
     rule = models.CharField(max_length=120)  # host | partner | club | any | org:<id> | kind:<kind>
     position = models.PositiveIntegerField()
 
@@ -124,7 +136,7 @@ class Phase(models.Model):
 
 class Venue(models.Model):
     key = models.CharField(max_length=100, unique=True, validators=[plain_id])
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=200, validators=[plain_name])
     position = models.PositiveIntegerField(default=0)
 
     def __str__(self) -> str:
@@ -134,7 +146,7 @@ class Venue(models.Model):
 class Zone(models.Model):
     venue = models.ForeignKey(Venue, on_delete=models.CASCADE, related_name="zones")
     key = models.CharField(max_length=100, validators=[plain_id])
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=200, validators=[plain_name])
     capacity = models.PositiveIntegerField(null=True, blank=True)  # the default, if any
     capacity_by_phase = models.JSONField(default=dict, blank=True)  # phase id -> places
     via = models.JSONField(default=list, blank=True)  # zone ids of the same venue, in order
@@ -155,7 +167,7 @@ class Camera(models.Model):
 
     venue = models.ForeignKey(Venue, on_delete=models.CASCADE, related_name="cameras")
     key = models.CharField(max_length=100, validators=[plain_id])
-    name = models.CharField(max_length=200, blank=True, default="")
+    name = models.CharField(max_length=200, blank=True, default="", validators=[plain_name])
     zone = models.ForeignKey(Zone, on_delete=models.CASCADE, related_name="cameras")
     operator = models.ForeignKey(
         Organisation, on_delete=models.PROTECT, null=True, blank=True, related_name="cameras"

@@ -26,6 +26,10 @@ ORG_KIND = {"officer": ("club",), "media": ("broadcaster", "producer", "agency",
 NAME_MAX = 150  # Django's first_name, where the name an e-mail greets is kept
 # Control, bidirectional and lone surrogate characters: unprintable, spoofable, unstorable.
 UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# A name to sign in with: ASCII letters, digits and . _ @ + - (Django's ASCII usernames),
+# starting with a letter or digit, at most Django's 150: no spaces, no control
+# characters, no letters of other scripts that look like these (a Cyrillic "a", U+0430).
+USERNAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,149}")
 
 
 def do_add_user(
@@ -41,6 +45,13 @@ def do_add_user(
     organisation they submit for, stewards work the doors of their `venues`' matches;
     notices are e-mailed to `email` (none: not e-mailed), greeting the user by `name`
     (none: by username). Fails on a username already taken."""
+    if not USERNAME.fullmatch(username):
+        raise ServiceError(
+            ErrorCode.INVALID,
+            "a username is 1 to 150 of the letters A-Z and a-z, the digits and . _ @ + -,"
+            " starting with a letter or a digit",
+            "username",
+        )
     found_venues = _venues(role, venues or [])
     name = name.strip()
     if len(name) > NAME_MAX or UNSAFE.search(name):
@@ -75,8 +86,12 @@ def do_add_user(
                 f'and "{org_key}" is a {organisation.kind}',
                 "org",
             )
-    if User.objects.filter(username=username).exists():
-        raise ServiceError(ErrorCode.DUPLICATE, f'user "{username}" exists already', "username")
+    taken = User.objects.filter(username__iexact=username).values_list("username", flat=True)
+    if taken:  # "Al" is "al" to whoever reads a list of users
+        clash = f'user "{taken[0]}" exists already'
+        if taken[0] != username:
+            clash += f' (a name differing from "{username}" only in case)'
+        raise ServiceError(ErrorCode.DUPLICATE, clash, "username")
     try:
         validate_password(password, User(username=username))
     except ValidationError as weak:

@@ -17,14 +17,17 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import http.client
 import ipaddress
 import json
 import logging
 import os
 import socket
+import threading
 import time
 from collections.abc import Iterable
+from datetime import timedelta
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -35,6 +38,7 @@ from django.utils import timezone
 from standardwebhooks import Webhook
 
 from pitchpass.core import notices as core
+from pitchpass.core.fields import UNWRITABLE
 from pitchpass.web.persistence import models as m
 from pitchpass.web.services import times
 from pitchpass.web.services.queue import job
@@ -106,7 +110,9 @@ def _mail(user: User, org: m.Organisation, notices: list[m.Notice]) -> None:
     match = notices[0].match
     name = f"{match.home.name} v {match.away.name}"
     count = f"{len(notices)} change{'s' if len(notices) != 1 else ''}"
-    subject = f"pitchpass: {count} for {org.name} at {name}"
+    # One line whatever the names hold (a load and the admin refuse a line break in a
+    # name; a row kept from before would make Django refuse the header, and the e-mail).
+    subject = " ".join(UNWRITABLE.sub(" ", f"pitchpass: {count} for {org.name} at {name}").split())
     base = settings.PITCHPASS_BASE_URL
     kickoff = times.text(match, match.kickoff)
     greeting = user.first_name.strip() or user.get_username()
@@ -158,15 +164,42 @@ def _address(host: str, port: int) -> str:
         raise Refused(f"{host} does not resolve: {error}") from None
     for *_, sockaddr in found:
         address = ipaddress.ip_address(sockaddr[0])
-        mapped = getattr(address, "ipv4_mapped", None)
-        plain = mapped or address
-        if not settings.PITCHPASS_WEBHOOK_PRIVATE and not plain.is_global:
+        plain = getattr(address, "ipv4_mapped", None) or address
+        if not settings.PITCHPASS_WEBHOOK_PRIVATE and not public(address):
             raise Refused(
                 f"{host} is at {address}, not a public address: webhooks go to public "
                 "addresses only (PITCHPASS_WEBHOOK_PRIVATE=1 allows others)"
             )
         return str(plain)
     raise Refused(f"{host} does not resolve")
+
+
+# IPv6 ranges that carry or reach an IPv4 address (whose own range is what counts) or are
+# left over from old drafts: no receiver of ours is there, and each can lead to a private
+# address, so none is sent to. ::ffff:a.b.c.d (mapped) is read as its IPv4 address.
+_NOT_SENT_TO = tuple(
+    ipaddress.ip_network(n)
+    for n in (
+        "::/96",  # IPv4-compatible (::7f00:1 is 127.0.0.1)
+        "::ffff:0:0:0/96",  # IPv4-translated
+        "64:ff9b::/96", "64:ff9b:1::/48",  # NAT64 (64:ff9b::a9fe:a9fe is 169.254.169.254)
+        "2002::/16",  # 6to4
+        "2001::/32",  # Teredo
+        "fec0::/10",  # site-local
+    )
+)  # fmt: skip
+
+
+def public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Whether a webhook may be sent to `address`: a global unicast address, not
+    multicast (224.0.0.1 is "global" to Python) nor reserved, and for IPv6 in none of
+    the ranges that lead to another address (_NOT_SENT_TO)."""
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return public(address.ipv4_mapped)
+        if any(address in network for network in _NOT_SENT_TO):
+            return False
+    return address.is_global and not address.is_multicast and not address.is_reserved
 
 
 def message(notice: m.Notice) -> tuple[str, bytes]:
@@ -199,13 +232,17 @@ def send_webhook(endpoint_id: int, notice_id: int) -> str:
         "webhook-signature": Webhook(endpoint.secret).sign(msg_id, now, body),
     }
     record: dict[str, Any] = {"endpoint": endpoint, "notice": notice, "attempt": attempt}
+    waiting = _timed_out_lately(endpoint, now)
+    if waiting:  # not tried now: a receiver that hangs holds the worker once, not per notice
+        m.WebhookDelivery.objects.create(**record, when=now, error=waiting)
+        raise RuntimeError(f"webhook {endpoint.url}: {waiting}")
     started = time.monotonic()
     try:
         status = _post(endpoint.url, body, headers)
     except Refused as refused:  # never tried again: the address will not change by itself
         m.WebhookDelivery.objects.create(**record, when=now, error=str(refused)[:1000])
         return f"refused: {refused}"
-    except OSError as error:
+    except (OSError, http.client.HTTPException) as error:
         _failed(record, now, started, None, f"{type(error).__name__}: {error}")
         raise
     if not 200 <= status < 300:
@@ -215,6 +252,23 @@ def send_webhook(endpoint_id: int, notice_id: int) -> str:
         **record, when=now, ok=True, status=status, seconds=time.monotonic() - started
     )
     return f"delivered: {status}"
+
+
+TIMED_OUT = "TimeoutError"  # how a delivery that ran out of time begins its error
+
+
+def _timed_out_lately(endpoint: m.WebhookEndpoint, now: Any) -> str:
+    """Why the endpoint is not tried now ("" if it is): its last attempt ran out of time
+    less than PITCHPASS_WEBHOOK_PAUSE seconds ago (its notices wait for their next
+    attempt, with the queue's growing waits)."""
+    pause = timedelta(seconds=settings.PITCHPASS_WEBHOOK_PAUSE)
+    last = endpoint.deliveries.filter(when__gt=now - pause).order_by("-when", "-id").first()
+    if last is None or not last.error.startswith(TIMED_OUT):
+        return ""
+    return (
+        f"held back: it ran out of time at {last.when:%H:%M:%S} UTC; tried again after"
+        f" {settings.PITCHPASS_WEBHOOK_PAUSE:g} s"
+    )
 
 
 def _failed(
@@ -244,13 +298,34 @@ def _post(url: str, body: bytes, headers: dict[str, str]) -> int:
 
     connection._create_connection = connect_to_checked  # type: ignore[attr-defined]
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    # The whole exchange within `timeout`, not each read: a receiver that answers a byte
+    # at a time would hold the worker for as long as it likes. At the deadline the
+    # socket is shut, which ends the read that waits on it.
+    cut = threading.Event()
+
+    def at_deadline() -> None:
+        cut.set()
+        if connection.sock is not None:
+            with contextlib.suppress(OSError):
+                connection.sock.shutdown(socket.SHUT_RDWR)
+
+    deadline = threading.Timer(timeout, at_deadline)
+    deadline.start()
     try:
         connection.request("POST", path, body, headers)
         answer = connection.getresponse()
         answer.read(65536)
-        return answer.status
+        status = answer.status
+    except (OSError, http.client.HTTPException):
+        if cut.is_set():
+            raise TimeoutError(f"no whole answer within {timeout:g} s") from None
+        raise
     finally:
+        deadline.cancel()
         connection.close()
+    if cut.is_set():
+        raise TimeoutError(f"no whole answer within {timeout:g} s")
+    return status
 
 
 def add_endpoint(org_key: str, url: str, kinds: Iterable[str] | None) -> m.WebhookEndpoint:
