@@ -16,7 +16,8 @@ def insert(row: Model, computed: dict[str, tuple[str, list[Any]]] | None = None)
     from the statement (RETURNING: SQLite 3.35+, PostgreSQL). `computed`: fields given as
     SQL (a scalar subquery and its parameters), read in the statement itself; the row
     keeps None for them. Nothing is checked that the database does not check (no model
-    validation, no signals: this app listens to none)."""
+    validation, and no model signals: the app listens to none of those, only to
+    sign-ins and sign-outs, http/apps.py)."""
     statement, params = insert_statement(row, computed)
     with connection.cursor() as cursor:
         cursor.execute(statement, params)

@@ -33,7 +33,7 @@ from pitchpass.core import (
 from pitchpass.core.codes import ReasonCode, Status
 from pitchpass.core.model import DEFAULT_PHASES, MatchDay, Phase, Request
 from pitchpass.web.persistence import models as m
-from pitchpass.web.persistence import rows
+from pitchpass.web.persistence import passes, rows
 from pitchpass.web.persistence.audit import COMMAND_LINE, audit
 
 
@@ -85,6 +85,8 @@ def load(document: dict[str, Any], replace: bool = False) -> Loaded:
                 for row in existing
             }  # each match itself
             _write(document, scenario)
+            # What the file gives as published (`locked`) has its pass, as a publish makes.
+            passes.make_passes(m.Request.objects.filter(match__key__in=keys))
             changed = _record(scenario, before, replace)
     except ProtectedError as error:
         names = ", ".join(sorted({str(obj) for obj in error.protected_objects})[:5])

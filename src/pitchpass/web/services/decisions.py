@@ -52,7 +52,7 @@ from pitchpass.core.room import Room, room_for
 from pitchpass.core.season_rules import names_of, quotas_over
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
-from pitchpass.web.persistence import store
+from pitchpass.web.persistence import passes, store
 from pitchpass.web.persistence.audit import audit
 from pitchpass.web.persistence.changes import changed, check_text, recorded
 from pitchpass.web.services import access, doors, notices, times, waitlist
@@ -304,6 +304,7 @@ def do_publish(user: User, match_key: str) -> list[str]:
         m.Request.objects.filter(match=match, key__in=newly).update(
             locked=True, granted_at=timezone.now()
         )
+        passes.make_passes(match.requests.filter(key__in=newly))
         changed(match)
         notices.after_publish(match, run, newly)
         # The run stays current: publishing locked its own grants and changed no decision.

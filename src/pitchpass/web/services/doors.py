@@ -14,7 +14,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core import signing
 from django.db import IntegrityError, transaction
-from django.db.models import F, OuterRef, Q, Subquery, Window
+from django.db.models import F, OuterRef, Subquery, Window
 from django.db.models.functions import RowNumber
 
 from pitchpass.core import doors as core
@@ -23,21 +23,15 @@ from pitchpass.core.model import Phase, Request
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
-from pitchpass.web.persistence.changes import check_text, lock_match
+from pitchpass.web.persistence.changes import check_text
 from pitchpass.web.services import access, late_scans, times
 from pitchpass.web.services.snapshot import once, plan_of
 
-ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: typed from a phone screen
-CODE_LENGTH = 10
 SALT = "pitchpass.pass"
 CODE_MAX = 100  # longer is not a pass
 KEY_MAX = 64
 DOOR_ROLES = ("steward", "officer", "admin")
 QUEUED_FOR = timedelta(days=1)  # a scan sent later than this after it was made is refused
-
-
-def new_code() -> str:
-    return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
 
 
 def signed(code: str) -> str:
@@ -68,28 +62,6 @@ def digest(code: str, key: str) -> str:
     return hmac.new(key.encode(), f"pitchpass-pass:{code}".encode(), hashlib.sha256).hexdigest()
 
 
-def ensure_passes(match: m.Match) -> None:
-    """A pass for every published grant that has none yet (a publish, or a scenario
-    loaded with locked requests, made it), and for one published on the desk and taken
-    back since (its pass says so, as a pass listed before it was taken back does). Locks
-    the match only if one is missing."""
-    published = Q(locked=True) | (Q(granted_at__isnull=False) & ~Q(revoked=""))
-    missing = m.Request.objects.filter(published, match=match, pass_of__isnull=True)
-    if not missing.exists():
-        return
-    with transaction.atomic():
-        lock_match(match)
-        for row in missing:
-            m.Pass.objects.create(request=row, code=_free_code())
-
-
-def _free_code() -> str:
-    while True:  # 32**10: a clash is as good as never, but never a duplicate
-        code = new_code()
-        if not m.Pass.objects.filter(code=code).exists():
-            return code
-
-
 def _rows(match: m.Match) -> list[m.Pass]:
     return list(
         m.Pass.objects.filter(request__match=match)
@@ -117,8 +89,8 @@ def passes_for(user: User, match_key: str) -> list[dict[str, Any]]:
 
 
 def passes_of(match: m.Match, organisation: int | None) -> list[dict[str, Any]]:
-    """The match's passes (`organisation`: only that one's), each as the API has it."""
-    ensure_passes(match)
+    """The match's passes (`organisation`: only that one's), each as the API has it: read
+    only (each is made as its grant is published: persistence/passes.py)."""
     rows = _rows(match)
     if organisation is not None:
         rows = [p for p in rows if p.request.by_id == organisation]
@@ -280,7 +252,6 @@ def offline_list(user: User, match_key: str, zone: str) -> OfflineList:
     match = access.check_match(user, match_key)
     check_door(user, match)
     _zone_and_phase(match, zone, plan_of(match)[0].id)
-    ensure_passes(match)
     key = secrets.token_hex(16)
     kept = []
     for row in _rows(match):

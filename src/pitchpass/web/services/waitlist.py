@@ -22,7 +22,7 @@ from pitchpass.core.overrides import grant_blockers
 from pitchpass.core.record import Entry
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
-from pitchpass.web.persistence import store
+from pitchpass.web.persistence import passes, store
 from pitchpass.web.persistence.audit import audit
 from pitchpass.web.persistence.changes import lock_match, recorded
 from pitchpass.web.services import access, notices
@@ -338,6 +338,7 @@ def answer(
             _check_fits(match, row.key, now)
             row.locked, row.granted_at = True, now
             row.save(update_fields=["locked", "granted_at"])
+            passes.make_passes(m.Request.objects.filter(pk=row.pk))
             row.told = {"status": Status.GRANTED, "reasons": []}
             m.Request.objects.filter(pk=row.pk).update(told=row.told)
         offer.state = m.Offer.ACCEPTED if accept else m.Offer.DECLINED
