@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test test-postgres lint bench lock clean
+.PHONY: install demo test test-postgres lint docs bench lock clean
 
 install: $(STAMP)
 
@@ -48,9 +48,15 @@ test-postgres: install
 	# The CLI tests of tests/web start their own processes on SQLite: run once, not twice.
 	DATABASE_URL=$(PG_URL) $(BIN)/pytest tests/web -m "not slow"
 
+# The documentation site (docs/, mkdocs.yml) into site/: the command reference written
+# anew from the CLI's help first; --strict fails on any broken link or page left out.
+docs: install
+	$(BIN)/python -m pitchpass.cli_reference docs/commands.md
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
 bench: install
 	$(BIN)/pip install --quiet -e '.[dev,bench]'  # PuLP, the baseline
 	$(BIN)/python benchmarks/decide_season.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis site

@@ -14,7 +14,7 @@ The chunks keep every objective far below the range where CBC's tolerances (inte
 1e-6, a float objective) could blur two neighbouring values: one weighted objective over
 all 30-60 requests (weights up to 2**59) is what one writes first, and it is not exact.
 
-Tiers and eligibility are written here again, from SCENARIO.md, rather than taken from
+Tiers and eligibility are written here again, from docs/contract.md, rather than taken from
 the engine, so that the equality check in decide_season.py compares two implementations.
 Only the validated `Scenario` (load_document) is shared. The baseline decides the granted
 set only: no reasons, usage or coverage (which makes it a little faster than it would be).

@@ -1,5 +1,6 @@
-"""The README cannot drift: its commands are run here and their output compared, and the
-two commands it promises (`make demo`, `make test`) exist as written."""
+"""The README and the manual (docs/) cannot drift: their commands are run here and their
+output compared, the two commands the README promises (`make demo`, `make test`) exist as
+written, the command reference is what the CLI's help says, and the site builds."""
 
 from __future__ import annotations
 
@@ -19,16 +20,19 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"```console\n(.*?)```", re.S)
 
 
-def examples() -> list[tuple[str, str]]:
-    """(command, expected output) for every `$ ` line of the README's console blocks."""
+def examples() -> list[tuple[str, str, str]]:
+    """(page, command, expected output) for every `$ ` line of the console blocks of the
+    README and the manual."""
     found = []
-    for block in BLOCK.findall(README):
-        for chunk in block.split("$ ")[1:]:
-            command, _, output = chunk.partition("\n")
-            found.append((command, output.rstrip("\n")))
+    for page in PAGES:
+        for block in BLOCK.findall(page.read_text()):
+            for chunk in block.split("$ ")[1:]:
+                command, _, output = chunk.partition("\n")
+                found.append((str(page.relative_to(ROOT)), command, output.rstrip("\n")))
     return found
 
 
@@ -46,14 +50,16 @@ def printed_by(command: str) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-@pytest.mark.parametrize(("command", "expected"), examples(), ids=lambda v: v[:50])
-def test_readme_command_prints_what_the_readme_shows(command: str, expected: str) -> None:
-    """UPDATE_SNAPSHOTS=1 rewrites the README's outputs after a deliberate change."""
+@pytest.mark.parametrize(("page", "command", "expected"), examples(), ids=lambda v: v[:50])
+def test_each_command_shown_prints_what_its_page_shows(
+    page: str, command: str, expected: str
+) -> None:
+    """UPDATE_SNAPSHOTS=1 rewrites a page's outputs after a deliberate change."""
     printed = printed_by(command)
     if os.environ.get("UPDATE_SNAPSHOTS") and printed != expected:
-        text = (ROOT / "README.md").read_text()
+        text = (ROOT / page).read_text()
         old, new = f"$ {command}\n{expected}\n", f"$ {command}\n{printed}\n"
-        (ROOT / "README.md").write_text(text.replace(old, new, 1))
+        (ROOT / page).write_text(text.replace(old, new, 1))
         return
     assert printed == expected
 
@@ -78,11 +84,42 @@ def test_make_test_installs_chromium_when_it_is_missing() -> None:
     )
 
 
-def test_every_cli_command_is_documented() -> None:
+def test_the_command_reference_is_what_the_cli_says() -> None:
+    """docs/commands.md is written from the CLI's own help (`make docs`); a command, an
+    option or a help text changed without it fails here."""
     from pitchpass.cli import app
+    from pitchpass.cli_reference import reference
 
+    page = (ROOT / "docs" / "commands.md").read_text()
+    assert page == reference(), "run `make docs` (or python -m pitchpass.cli_reference)"
     names = [c.name or c.callback.__name__ for c in app.registered_commands]
-    assert names and all(f"pitchpass {name}" in README for name in names)
+    assert names and all(f"## `pitchpass {name.replace('_', '-')}`" in page for name in names)
+
+
+def test_the_readme_is_a_front_page() -> None:
+    """At most 150 lines, each line of prose at most 100 characters; the manual is in
+    docs/, and every page there is reached from the README or the site's home page."""
+    lines = README.splitlines()
+    assert len(lines) <= 150
+    fenced = False
+    for line in lines:
+        fenced = fenced != line.startswith("```")
+        assert fenced or line.startswith("```") or len(line) <= 100, line
+    linked = README + (ROOT / "docs" / "index.md").read_text()
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        assert page.name == "index.md" or f"{page.name})" in linked, page.name
+
+
+def test_the_documentation_site_builds_with_no_warning(tmp_path: Path) -> None:
+    """`make docs` builds it with --strict in CI; here too, so that a broken link or a
+    page left out of the navigation fails `make test`."""
+    built = subprocess.run(
+        [str(Path(sys.executable).parent / "mkdocs"), "build", "--strict", "--site-dir",
+         str(tmp_path / "site")],
+        cwd=ROOT, capture_output=True, text=True, env=dict(shell_env(), NO_MKDOCS_2_WARNING="1"),
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    assert (tmp_path / "site" / "contract" / "index.html").exists()
 
 
 @pytest.mark.slow

@@ -76,7 +76,8 @@ FileArg = Annotated[
     typer.Argument(help="A scenario file (YAML or JSON).", show_default=False, metavar="FILE"),
 ]
 JsonOpt = Annotated[
-    bool, typer.Option("--json", help="Print SCENARIO.md's JSON instead of tables.")
+    bool,
+    typer.Option("--json", help="Print the contract's JSON (docs/contract.md) instead of tables."),
 ]
 MatchOpt = Annotated[
     str | None, typer.Option("--match", help="Only this match (its id).", show_default=False)

@@ -95,7 +95,7 @@ def test_what_if_tables_for_more_places() -> None:
 
 
 def test_what_if_grant_without_consent_is_granted_only_if(tmp_path: Path) -> None:
-    """--grant locks the request as SCENARIO.md says (the JSON is the contract's), and the
+    """--grant locks the request as docs/contract.md says (the JSON is the contract's), and the
     table says what no grant by hand would set aside (docs/scenario-extensions.md)."""
     text = SEED.read_text()
     without = tmp_path / "no-consent.yaml"

@@ -1,6 +1,7 @@
-"""A brute-force test oracle for the decisions of SCENARIO.md (version 1).
+"""A brute-force test oracle for the decisions of docs/contract.md (version 1).
 
-Written only from /work/shared/SCENARIO.md, independently of ``pitchpass.core``, and kept
+Written only from SCENARIO.md, the contract as the team was given it (docs/contract.md says it in
+the project's words), independently of ``pitchpass.core``, and kept
 deliberately naive so that it is obviously correct:
 
 * ``most-granted`` enumerates *every* subset of the eligible, non-locked requests of a match;

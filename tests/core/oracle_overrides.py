@@ -1,5 +1,5 @@
 """A naive oracle for overrides and what-if with a base, written only from
-docs/scenario-extensions.md on top of the SCENARIO.md oracle (oracle.py), independently
+docs/scenario-extensions.md on top of the docs/contract.md oracle (oracle.py), independently
 of ``pitchpass.core``. Plain dicts in, the shapes of the core's JSON out.
 """
 

@@ -7,7 +7,7 @@ the contract's order (minimums, each rotation's sorted turns, tier counts, the 0
 vector in the policy's order; Section K's `rank` puts the host's and the televising
 broadcasters' grants before the minimums ranked after them). Reasons are worked out
 from their definitions on the answer. Small documents only (about 12 eligible
-requests in all). Each match's own decision comes from the SCENARIO.md oracle.
+requests in all). Each match's own decision comes from the docs/contract.md oracle.
 """
 
 from __future__ import annotations

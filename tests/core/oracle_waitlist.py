@@ -1,6 +1,6 @@
 """A naive oracle for the match-day rules (the waitlist, its promotion, no-shows and the
 no-show bar), written only from docs/scenario-extensions.md ("Match day") on top of the
-SCENARIO.md oracle (oracle.py), independently of ``pitchpass.core``. Plain dicts in."""
+docs/contract.md oracle (oracle.py), independently of ``pitchpass.core``. Plain dicts in."""
 
 from __future__ import annotations
 

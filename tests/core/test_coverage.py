@@ -1,4 +1,4 @@
-"""SCENARIO.md's "Coverage": who caught each incident on camera."""
+"""docs/contract.md's "Coverage": who caught each incident on camera."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Property tests: the engine (pitchpass.core) against the brute-force oracle (oracle.py).
 
-The oracle is written only from SCENARIO.md. The ``test_oracle_*`` tests check the oracle
+The oracle is written only from docs/contract.md. The ``test_oracle_*`` tests check the oracle
 itself on tiny hand-made cases and need no engine; the property tests import the engine
 lazily (skipped while it does not exist).
 """

@@ -1,4 +1,4 @@
-"""One small test per rule of SCENARIO.md's "Decisions": codes and numbers, never sentences."""
+"""One small test per rule of docs/contract.md's "Decisions": codes and numbers, never sentences."""
 
 from __future__ import annotations
 

@@ -181,7 +181,7 @@ def test_the_season_matches_the_oracle(doc: dict[str, Any]) -> None:
 @settings(max_examples=examples(100))
 @given(seasons())
 def test_rules_that_never_bind_leave_each_match_its_own_decision(doc: dict[str, Any]) -> None:
-    """Quotas no document can reach and no minimum or rotation: exactly SCENARIO.md."""
+    """Quotas no document can reach and no minimum or rotation: exactly docs/contract.md."""
     plain = copy.deepcopy(doc)
     del plain["policy"]["season"]
     for quota in doc["policy"]["season"]["quotas"]:

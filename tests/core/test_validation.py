@@ -1,4 +1,4 @@
-"""SCENARIO.md's "Validation": every rule, with the place of the problem in the document."""
+"""docs/contract.md's "Validation": every rule, with the place of the problem in the document."""
 
 from __future__ import annotations
 

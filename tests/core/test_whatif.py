@@ -1,4 +1,4 @@
-"""SCENARIO.md's "What-if": grant, refuse, change a capacity; report what changes."""
+"""docs/contract.md's "What-if": grant, refuse, change a capacity; report what changes."""
 
 from __future__ import annotations
 

@@ -49,7 +49,7 @@ def most_granted(
     room: Mapping[Cell, int], ordered: Sequence[Item], label: str = "",
     unproven: list[Unproven] | None = None,
 ) -> set[str]:  # fmt: skip
-    """The exact choice of SCENARIO.md: most of each tier in turn, then the
+    """The exact choice of docs/contract.md: most of each tier in turn, then the
     lexicographically greatest set in `ordered` (priority) order; where the solver's time
     limit passed first, the best found, said in `unproven` (solver.Unproven)."""
     fits = within_reach(room, [i for i in ordered if all(room[c] >= i.crew for c in i.cells)])

@@ -116,7 +116,7 @@ def set_up(scenario: Scenario, match_id: str) -> Setting:
 def choose(
     scenario: Scenario, setting: Setting, unproven: list[Unproven] | None = None
 ) -> set[str]:
-    """The ids the match on its own grants besides its locked requests (SCENARIO.md 4);
+    """The ids the match on its own grants besides its locked requests (docs/contract.md 4);
     in `unproven`, where the solver's time limit passed before its best was proven."""
     ordered = [setting.items[r.id] for r in setting.ordered()]
     if scenario.policy.within_tier is Mode.FIRST_COME:
@@ -132,7 +132,7 @@ def finish(
     unproven: Iterable[Unproven] = (),
 ) -> MatchResult:
     """The match's result with `chosen` granted besides its locked requests; `more`: the
-    season's own reasons of some requests (season_decide), after those of SCENARIO.md."""
+    season's own reasons of some requests (season_decide), after those of docs/contract.md."""
     requests, tiers, items, capacity = (
         setting.requests, setting.tiers, setting.items, setting.capacity
     )  # fmt: skip

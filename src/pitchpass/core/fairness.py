@@ -102,5 +102,5 @@ def its_tier_or_below(
 
 
 def full_cells(reasons: Iterable[Mapping[str, object]]) -> tuple[tuple[str, str], ...]:
-    """The cells of the `capacity` reasons of a decision as JSON (SCENARIO.md's shape)."""
+    """The cells of the `capacity` reasons of a decision as JSON (docs/contract.md's shape)."""
     return tuple((str(r["zone"]), str(r["phase"])) for r in reasons if r.get("code") == "capacity")

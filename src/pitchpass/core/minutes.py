@@ -1,7 +1,7 @@
 """Football minutes ("45+2", "90+3") and the clock minutes of the phases.
 
 A scenario's `minute` is the clock: minutes after kick-off, half-time break included, as
-the phases are laid out (SCENARIO.md). A steward thinks in football minutes: the 47th
+the phases are laid out (docs/contract.md). A steward thinks in football minutes: the 47th
 minute of the first half is "45+2", and the second half starts again at 46. This turns one
 into the other, through the plan's `first-half` and `second-half` phases: football
 minute N of a half is the clock minute (N - first of that half) after the half starts,

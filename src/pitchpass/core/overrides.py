@@ -1,6 +1,6 @@
 """Decisions by hand: a match's officer grants or refuses one request against the policy,
 with a written reason. The rules are written in docs/scenario-extensions.md (an extension
-of SCENARIO.md); the independent oracle in tests/core checks them.
+of docs/contract.md); the independent oracle in tests/core checks them.
 
 In short: overrides are taken in the order they were made, the last of a request counting.
 A refusal by hand takes the request out of the decision and lists it refused with the

@@ -1,4 +1,4 @@
-"""The JSON of SCENARIO.md's "Output of --json": keys in the contract's order, lists in
+"""The JSON of docs/contract.md's "Output of --json": keys in the contract's order, lists in
 document order. Other tools compare it byte for byte in meaning: keep it stable."""
 
 from __future__ import annotations

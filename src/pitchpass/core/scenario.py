@@ -1,6 +1,6 @@
 """A plain scenario document to a trusted `Scenario`, or every problem it has.
 
-The rules are SCENARIO.md's "Validation" section; `check_document` is the one place
+The rules are docs/contract.md's "Validation" section; `check_document` is the one place
 they are checked (the edge), so the rest of the core can trust what it is given.
 """
 

@@ -186,7 +186,7 @@ def _rotations(
         for _, d in decided:
             if not in_rotation(rotation, d.request, d.tier):
                 continue
-            ruled_out = any(r.code in RULED_OUT for r in d.reasons)  # SCENARIO.md 2
+            ruled_out = any(r.code in RULED_OUT for r in d.reasons)  # docs/contract.md 2
             if d.request.locked or not ruled_out:
                 turns[d.request.by] = turns.get(d.request.by, 0) + _granted(d)
         order = {o.id: n for n, o in enumerate(scenario.organisations)}

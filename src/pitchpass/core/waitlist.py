@@ -115,7 +115,7 @@ def promote(
 ) -> Promotion:
     """Decide the waitlist again against the places left: every `held` request (published
     grants, offers not yet answered) locked, never taken back; the requests still on the
-    waitlist deciding as SCENARIO.md says, each (with `minute`) for its phases still to
+    waitlist deciding as docs/contract.md says, each (with `minute`) for its phases still to
     come only (a place in a phase over is of use to nobody: it is neither asked for nor
     offered); every other request of the match left out."""
     keep = set(held)

@@ -378,7 +378,7 @@ def one_request(request: HttpRequest, match: str, request_id: str) -> dict[str, 
 
 
 class RequestIn(Schema):
-    """A request as in SCENARIO.md, without `match` (the path says it) and `submitted` (the
+    """A request as in docs/contract.md, without `match` (the path says it) and `submitted` (the
     server's clock says it); `by` only for admins (media submit for their own)."""
 
     id: str | None = None
@@ -527,7 +527,7 @@ Minute = Annotated[
 
 
 class IncidentIn(Schema):
-    """An incident as in SCENARIO.md, without `match`: exactly one of minute and at."""
+    """An incident as in docs/contract.md, without `match`: exactly one of minute and at."""
 
     id: str | None = None
     zone: str

@@ -89,7 +89,7 @@ class RequestForm(DeskForm):
         ticked.error_messages["invalid_choice"] = "tick the match's phases only"
 
     def body(self) -> dict[str, Any]:
-        """The API's request body (SCENARIO.md's request, without match and submitted)."""
+        """The API's request body (docs/contract.md's request, without match and submitted)."""
         data = self.checked()
         body: dict[str, Any] = {
             "zone": data["zone"],

@@ -1,6 +1,6 @@
 """What the API answers, declared for its OpenAPI document: every operation names the
 shape of its success and of its errors, so that a client (and schemathesis, in the tests)
-can check every answer. The shapes are SCENARIO.md's where it has them. Every model lets
+can check every answer. The shapes are docs/contract.md's where it has them. Every model lets
 fields through that it does not name (nothing the services answer is dropped), and the
 operations leave out fields the services left out (`exclude_unset`)."""
 
@@ -43,7 +43,7 @@ class MatchOut(Out):
 
 
 class RequestOut(Out):
-    """A request in SCENARIO.md's shape; `locked` once published, `revoked` (the reason)
+    """A request in docs/contract.md's shape; `locked` once published, `revoked` (the reason)
     once taken back."""
 
     id: str
@@ -175,7 +175,7 @@ class UnprovenOut(Out):
 
 
 class DecideOut(Out):
-    """SCENARIO.md's output for one match; `unproven` only where the solver ran out of time."""
+    """docs/contract.md's output for one match; `unproven` only where the solver ran out of time."""
 
     match: str
     decisions: list[DecisionOut]
@@ -235,7 +235,7 @@ class ResultOut(Out):
 
 
 class WhatIfOut(Out):
-    """SCENARIO.md's what-if output; `only_if`: ticked grants that a grant by hand could
+    """docs/contract.md's what-if output; `only_if`: ticked grants that a grant by hand could
     not make, with what they set aside."""
 
     changes: list[ChangeOut]
@@ -299,7 +299,7 @@ def answers(success: dict[int, Any]) -> dict[Any, Any]:
 YAML_EXPORT: dict[str, Any] = {
     "responses": {
         "200": {
-            "description": "The match as a scenario document (SCENARIO.md), YAML",
+            "description": "The match as a scenario document (docs/contract.md), YAML",
             "content": {"application/yaml": {"schema": {"type": "object"}}},
         }
     }

@@ -1,4 +1,4 @@
-"""Rows for everything a scenario holds (SCENARIO.md), keyed by the scenario's own ids.
+"""Rows for everything a scenario holds (docs/contract.md), keyed by the scenario's own ids.
 
 Each row keeps its scenario id in `key` and its place in the document in `position`, so
 that a scenario exported from the database lists everything in the order it was loaded.

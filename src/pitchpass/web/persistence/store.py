@@ -974,7 +974,7 @@ def _camera(camera: m.Camera) -> dict[str, Any]:
 def request_json(
     match_key: str, request: m.Request, consent: list[str] | None = None, zone: str = ""
 ) -> dict[str, Any]:
-    """A request in SCENARIO.md's shape; `consent` and `zone` when known already (not
+    """A request in docs/contract.md's shape; `consent` and `zone` when known already (not
     read again)."""
     if consent is None:
         consent = sorted(o.key for o in request.consent.all())
@@ -1029,7 +1029,7 @@ def _request_out(
     if locked:
         out["locked"] = True
     if revoked:
-        out["revoked"] = revoked  # not SCENARIO.md's: the web app's own
+        out["revoked"] = revoked  # not docs/contract.md's: the web app's own
     return out
 
 

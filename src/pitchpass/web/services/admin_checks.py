@@ -1,6 +1,6 @@
 """An admin edit must leave every match it touches a scenario the core accepts.
 
-The rules are the core's own (SCENARIO.md): each match an edit touches is exported and
+The rules are the core's own (docs/contract.md): each match an edit touches is exported and
 validated after the edit, inside the admin's transaction. A problem that was not there
 before the edit refuses it, and the transaction rolls back. Problems that were already
 there (data loaded long ago, say) do not block an edit that leaves them as they were.

@@ -892,7 +892,7 @@ def _room_alone(reasons: Any) -> dict[str, int]:
 
 
 def proposal_usage(match: m.Match, run: m.DecisionRun) -> list[dict[str, Any]]:
-    """The board's grid for those who manage the match (`usage` of SCENARIO.md): the
+    """The board's grid for those who manage the match (`usage` of docs/contract.md): the
     places the match day's record holds (published, accepted, offered) and the run's
     grants of the requests still open, counted by the core (record.usage). Where those
     are just the run's grants (nothing changed, offered, released or revoked since), the
@@ -915,7 +915,7 @@ def proposal_usage(match: m.Match, run: m.DecisionRun) -> list[dict[str, Any]]:
 
 
 def published_usage(match: m.Match, run: m.DecisionRun | None = None) -> list[dict[str, Any]]:
-    """The places the published grants hold, in the `usage` shape of SCENARIO.md (every
+    """The places the published grants hold, in the `usage` shape of docs/contract.md (every
     zone and phase): the grid of those who do not manage the match, the same state as
     their access list and coverage (a proposal is not theirs to learn of). Where the
     run's grants are exactly the published ones (a run published, nothing offered,

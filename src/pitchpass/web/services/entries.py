@@ -59,7 +59,7 @@ def matches_for(user: User) -> list[dict[str, Any]]:
 
 
 def requests_for(user: User, match_key: str) -> list[dict[str, Any]]:
-    """The match's requests the user may see, in SCENARIO.md's shape. Kept across calls
+    """The match's requests the user may see, in docs/contract.md's shape. Kept across calls
     by the match's version and frame and by whose view it is (role, organisation, whether
     they manage the match): every change to a request moves the version on, and a load or
     an admin's edit the frame, so a kept list is never older than the match it is read
@@ -678,7 +678,7 @@ def football_of(match: m.Match, clock: float) -> str | None:
 def _check_in_a_phase(scenario: Scenario, entry: dict[str, Any]) -> None:
     """An incident logged on the desk happens in a phase of the match: one outside every
     phase (minute 900, say) would be kept as caught by nobody, silently. (A scenario file
-    may still hold such incidents: SCENARIO.md gives them no phase.)"""
+    may still hold such incidents: docs/contract.md gives them no phase.)"""
     incident = next(i for i in scenario.incidents if i.id == entry["id"])
     if phase_at(incident.minute, scenario.phases) is None:
         plan = ", ".join(f"{p.id} {p.start:g} to {p.end:g}" for p in scenario.phases)

@@ -65,7 +65,7 @@ def remembered(key: tuple[Any, ...], work: Callable[[], T]) -> T:
 
 
 def document_of(match: m.Match) -> dict[str, Any]:
-    """The match exported as a scenario document (SCENARIO.md's shape)."""
+    """The match exported as a scenario document (docs/contract.md's shape)."""
     return once(
         "document", match, lambda: store.export(match.key, read=(match, requests_of(match)))
     )

@@ -1,6 +1,6 @@
 """Times as people read them: each with its date and the venue's time zone, on pages,
 e-mails, passes and exports alike. The venue's time zone is the UTC offset its match's
-kick-off was written in (SCENARIO.md: a kick-off carries its zone), so "16:30 UTC" or
+kick-off was written in (docs/contract.md: a kick-off carries its zone), so "16:30 UTC" or
 "20:45 UTC+01:00"; machine formats (the API, webhooks, the calendar feed) keep ISO 8601."""
 
 from __future__ import annotations
