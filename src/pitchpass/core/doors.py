@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from pitchpass.core.model import Phase, Request
 
-IN, OUT = "in", "out"
-DIRECTIONS = (IN, OUT)
+Direction = Literal["in", "out"]  # a scan's way through a door (the API's schema too)
+IN, OUT = get_args(Direction)
+DIRECTIONS: tuple[str, ...] = get_args(Direction)
 
 # Why a door refuses, in the order they are checked (the first that applies is told).
 UNKNOWN = "unknown"  # not a pass of this match

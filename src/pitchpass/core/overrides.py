@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from pitchpass.core.codes import ReasonCode, Status
 from pitchpass.core.decide import Decision, MatchResult, decide_match
@@ -25,6 +26,8 @@ from pitchpass.core.policy import beyond_override, club_names, tier_of
 from pitchpass.core.problems import ScenarioInvalid
 from pitchpass.core.reasons import Reason, capacity_reason
 from pitchpass.core.whatif import Changes, WhatIf, apply_changes, check_changes, what_if
+
+ByHand = Literal["granted", "refused"]  # what an override makes of a request
 
 
 @dataclass(frozen=True)

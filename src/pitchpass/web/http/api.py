@@ -30,11 +30,13 @@ from ninja.security import SessionAuth as NinjaSessionAuth
 from pydantic import PlainValidator, StrictBool, StrictInt, WithJsonSchema
 
 from pitchpass.core import SolverFailed
+from pitchpass.core.overrides import ByHand
 from pitchpass.web.errors import DATABASE_AWAY, ErrorCode, ServiceError
-from pitchpass.web.http import throttles
+from pitchpass.web.http import schemas, throttles
 from pitchpass.web.http.schemas import (
     YAML_EXPORT,
     AskedOut,
+    CheckInIn,
     CheckInOut,
     ConsentOut,
     CoverageOut,
@@ -235,12 +237,7 @@ def unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpRespo
 
 @api.exception_handler(ValidationError)
 def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
-    first = exc.errors[0] if exc.errors else {}
-    loc = list(first.get("loc", ()))
-    while loc and loc[0] in ("body", "query", "path"):  # where it came from, not its name
-        loc.pop(0)
-    path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
-    return _error(request, ServiceError(ErrorCode.INVALID, first.get("msg", "invalid"), path))
+    return _error(request, schemas.invalid(list(exc.errors)))
 
 
 @api.exception_handler(Http404)
@@ -559,18 +556,6 @@ def list_passes(request: HttpRequest, match: str) -> list[dict[str, Any]]:
     return doors.passes_for(request.auth, match)  # type: ignore[attr-defined]
 
 
-class CheckInIn(Schema):
-    """One scan at a zone door. `key`: the door's own id for it (sent again, the first
-    answer comes back); `scanned`: when it was made, for a scan queued while offline."""
-
-    code: str
-    zone: str
-    phase: str
-    direction: str  # in | out
-    key: str | None = None
-    scanned: str | None = None
-
-
 @api.post(
     "/matches/{match}/check-ins",
     response=answers({200: CheckInOut}),
@@ -654,7 +639,7 @@ def export(request: HttpRequest, match: str) -> HttpResponse:
 
 
 class OverrideIn(Schema):
-    status: str  # granted | refused
+    status: ByHand
     reason: str
 
 

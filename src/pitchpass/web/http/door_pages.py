@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST
 
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.http.pages import context, page_404, user_of
+from pitchpass.web.http.schemas import check_in_body
 from pitchpass.web.services import doors, live, sheets
 
 
@@ -96,14 +97,16 @@ def door_page(request: HttpRequest, match_key: str) -> HttpResponse:
     verdict = None
     if request.method == "POST":
         zone, phase = request.POST.get("zone", "")[:100], request.POST.get("phase", "")[:100]
-        body = {
-            "code": request.POST.get("code", "")[: doors.CODE_MAX + 1],
-            "zone": zone,
-            "phase": phase,
-            "direction": request.POST.get("direction", "in"),
-            "key": request.POST.get("key", "")[: doors.KEY_MAX + 1],
-        }
         try:
+            body = check_in_body(
+                {
+                    "code": request.POST.get("code", ""),
+                    "zone": zone,
+                    "phase": phase,
+                    "direction": request.POST.get("direction", "in"),
+                    "key": request.POST.get("key", ""),
+                }
+            )
             verdict = {
                 **doors.do_check_in(user, match_key, body, now),
                 "direction": body["direction"],  # a way out let through: OUT, not ADMITTED
@@ -156,10 +159,6 @@ def door_list(request: HttpRequest, match_key: str) -> JsonResponse:
     return JsonResponse({"key": kept.key, "passes": kept.passes})
 
 
-SCAN_TEXTS = ("code", "zone", "phase", "direction")  # the API's check-in body, as text
-SCAN_OPTIONAL = ("key", "scanned")
-
-
 @require_POST
 def door_check_in(request: HttpRequest, match_key: str) -> JsonResponse:
     """A scan sent by the door page's script (static/pitchpass/door.js; the plain form
@@ -182,18 +181,11 @@ def door_check_in(request: HttpRequest, match_key: str) -> JsonResponse:
 
 
 def _scan_body(raw: bytes) -> dict[str, Any]:
-    """The check-in body as the API's schema takes it (api.CheckInIn): four texts, and
-    `key` and `scanned` text or absent."""
+    """The check-in body, JSON, checked by the API's schema (schemas.CheckInIn)."""
     try:
         body = json.loads(raw or b"null")
     except (ValueError, RecursionError):
         raise ServiceError(ErrorCode.INVALID, "the body is not JSON") from None
     if not isinstance(body, dict):
         raise ServiceError(ErrorCode.INVALID, "the body is a JSON object")
-    for name in SCAN_TEXTS:
-        if not isinstance(body.get(name), str):
-            raise ServiceError(ErrorCode.INVALID, f"{name} is text", name)
-    for name in SCAN_OPTIONAL:
-        if body.get(name) is not None and not isinstance(body[name], str):
-            raise ServiceError(ErrorCode.INVALID, f"{name} is text, or left out", name)
-    return {name: body.get(name) for name in SCAN_TEXTS + SCAN_OPTIONAL}
+    return check_in_body(body)

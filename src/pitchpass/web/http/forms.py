@@ -12,9 +12,8 @@ from django import forms
 from pitchpass.core.codes import Status
 from pitchpass.core.fields import MAX_COUNT
 from pitchpass.web.errors import ErrorCode, ServiceError
+from pitchpass.web.limits import ID_LENGTH
 from pitchpass.web.services.board import WHOLE
-
-ID_LENGTH = 100  # as the models keep ids
 
 
 class DeskForm(forms.Form):

@@ -6,11 +6,16 @@ operations leave out fields the services left out (`exclude_unset`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict
+from ninja import Schema
+from pydantic import BaseModel, ConfigDict, StringConstraints
+from pydantic import ValidationError as PydanticError
 
-from pitchpass.web.errors import STATUS
+from pitchpass.core.doors import Direction
+from pitchpass.web.errors import STATUS, ErrorCode, ServiceError
+from pitchpass.web.limits import ID_LENGTH
+from pitchpass.web.services.doors import CODE_MAX, KEY_MAX
 
 
 class Out(BaseModel):
@@ -304,3 +309,38 @@ YAML_EXPORT: dict[str, Any] = {
         }
     }
 }
+
+
+# What comes in. Each body is checked here once, for the API and for the pages that post
+# the same body (the door's script, the door's plain form), and the services get it typed.
+
+
+class CheckInIn(Schema):
+    """One scan at a zone door. `key`: the door's own id for it (sent again, the first
+    answer comes back); `scanned`: when it was made, for a scan queued while offline."""
+
+    code: Annotated[str, StringConstraints(max_length=CODE_MAX)]
+    zone: Annotated[str, StringConstraints(max_length=ID_LENGTH)]
+    phase: Annotated[str, StringConstraints(max_length=ID_LENGTH)]
+    direction: Direction
+    key: Annotated[str, StringConstraints(max_length=KEY_MAX)] | None = None
+    scanned: Annotated[str, StringConstraints(max_length=64)] | None = None
+
+
+def invalid(errors: list[Any]) -> ServiceError:
+    """The first of a schema's errors (ninja's or pydantic's, alike) in the error shape:
+    400 `invalid`, its path in the body (`phases[2]`), the schema's own message."""
+    first = errors[0] if errors else {}
+    loc = list(first.get("loc", ()))
+    while loc and loc[0] in ("body", "query", "path"):  # where it came from, not its name
+        loc.pop(0)
+    path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+    return ServiceError(ErrorCode.INVALID, first.get("msg", "invalid"), path)
+
+
+def check_in_body(raw: dict[str, Any]) -> dict[str, Any]:
+    """A check-in body posted by a page, checked as the API checks it (CheckInIn)."""
+    try:
+        return CheckInIn.model_validate(raw).dict()
+    except PydanticError as wrong:
+        raise invalid(wrong.errors()) from None

@@ -11,6 +11,7 @@ from typing import Any
 from django.db import connection
 
 from pitchpass.web.errors import ErrorCode, ServiceError
+from pitchpass.web.limits import ID_LENGTH, TEXT_LENGTH
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence.store import UNSAFE
 
@@ -75,9 +76,6 @@ def stored_invalid(problem: Any) -> str:
     )
 
 
-ID_LENGTH = 100  # the models' max_length for keys
-
-
 def check_id(value: str) -> str:
     """An id that can be stored and addressed in a URL."""
     if len(value) > ID_LENGTH:
@@ -91,9 +89,6 @@ def check_id(value: str) -> str:
             ErrorCode.INVALID, "an id cannot hold a control or a bidirectional character", "id"
         )
     return value
-
-
-TEXT_LENGTH = 2000  # characters: a reason, what happened, any text a user sends
 
 
 def check_text(value: Any, path: str = "") -> None:

@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from pitchpass.core.fields import unwritable
+from pitchpass.web.limits import ID_LENGTH, NAME_LENGTH, RULE_LENGTH, TIER_LENGTH
 
 KINDS = [(k, k) for k in ("broadcaster", "club", "producer", "agency", "other")]
 OCCUPANTS = [("", "none"), ("home", "home"), ("away", "away")]
@@ -39,8 +40,8 @@ def plain_name(value: str) -> None:
 
 
 class Organisation(models.Model):
-    key = models.CharField(max_length=100, unique=True, validators=[plain_id])
-    name = models.CharField(max_length=200, validators=[plain_name])
+    key = models.CharField(max_length=ID_LENGTH, unique=True, validators=[plain_id])
+    name = models.CharField(max_length=NAME_LENGTH, validators=[plain_name])
     kind = models.CharField(max_length=20, choices=KINDS)
     position = models.PositiveIntegerField(default=0)
     # The kinds of notice (core/notices.py) its users hear of, unless they chose; null: all.
@@ -56,8 +57,8 @@ class Organisation(models.Model):
 class Competition(models.Model):
     """A competition with its broadcast partners, its policy and its plan of phases."""
 
-    key = models.CharField(max_length=100, unique=True, validators=[plain_id])
-    name = models.CharField(max_length=200, validators=[plain_name])
+    key = models.CharField(max_length=ID_LENGTH, unique=True, validators=[plain_id])
+    name = models.CharField(max_length=NAME_LENGTH, validators=[plain_name])
     partners = models.ManyToManyField(Organisation, blank=True, related_name="partner_of")
     deadline = models.CharField(max_length=20, default="5d")  # Nm, Nh or Nd
     within_tier = models.CharField(max_length=20, choices=MODES, default="most-granted")
@@ -103,8 +104,10 @@ class Hindsight(models.Model):
 
 class Tier(models.Model):
     competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="tiers")
-    name = models.CharField(max_length=100, validators=[plain_name])
-    rule = models.CharField(max_length=120)  # host | partner | club | any | org:<id> | kind:<kind>
+    name = models.CharField(max_length=TIER_LENGTH, validators=[plain_name])
+    rule = models.CharField(
+        max_length=RULE_LENGTH
+    )  # host | partner | club | any | org:<id> | kind:<kind>
     position = models.PositiveIntegerField()
 
     class Meta:
@@ -119,7 +122,7 @@ class Tier(models.Model):
 
 class Phase(models.Model):
     competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="phases")
-    key = models.CharField(max_length=100, validators=[plain_id])
+    key = models.CharField(max_length=ID_LENGTH, validators=[plain_id])
     start = models.FloatField()  # minutes from kick-off, inclusive
     end = models.FloatField()  # exclusive
     position = models.PositiveIntegerField()
@@ -135,8 +138,8 @@ class Phase(models.Model):
 
 
 class Venue(models.Model):
-    key = models.CharField(max_length=100, unique=True, validators=[plain_id])
-    name = models.CharField(max_length=200, validators=[plain_name])
+    key = models.CharField(max_length=ID_LENGTH, unique=True, validators=[plain_id])
+    name = models.CharField(max_length=NAME_LENGTH, validators=[plain_name])
     position = models.PositiveIntegerField(default=0)
 
     def __str__(self) -> str:
@@ -145,8 +148,8 @@ class Venue(models.Model):
 
 class Zone(models.Model):
     venue = models.ForeignKey(Venue, on_delete=models.CASCADE, related_name="zones")
-    key = models.CharField(max_length=100, validators=[plain_id])
-    name = models.CharField(max_length=200, validators=[plain_name])
+    key = models.CharField(max_length=ID_LENGTH, validators=[plain_id])
+    name = models.CharField(max_length=NAME_LENGTH, validators=[plain_name])
     capacity = models.PositiveIntegerField(null=True, blank=True)  # the default, if any
     capacity_by_phase = models.JSONField(default=dict, blank=True)  # phase id -> places
     via = models.JSONField(default=list, blank=True)  # zone ids of the same venue, in order
@@ -166,8 +169,8 @@ class Camera(models.Model):
     """A fixed camera of the venue, present whatever is decided."""
 
     venue = models.ForeignKey(Venue, on_delete=models.CASCADE, related_name="cameras")
-    key = models.CharField(max_length=100, validators=[plain_id])
-    name = models.CharField(max_length=200, blank=True, default="", validators=[plain_name])
+    key = models.CharField(max_length=ID_LENGTH, validators=[plain_id])
+    name = models.CharField(max_length=NAME_LENGTH, blank=True, default="", validators=[plain_name])
     zone = models.ForeignKey(Zone, on_delete=models.CASCADE, related_name="cameras")
     operator = models.ForeignKey(
         Organisation, on_delete=models.PROTECT, null=True, blank=True, related_name="cameras"
@@ -184,7 +187,7 @@ class Camera(models.Model):
 
 
 class Match(models.Model):
-    key = models.CharField(max_length=100, unique=True, validators=[plain_id])
+    key = models.CharField(max_length=ID_LENGTH, unique=True, validators=[plain_id])
     competition = models.ForeignKey(Competition, on_delete=models.PROTECT, related_name="matches")
     venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="matches")
     home = models.ForeignKey(Organisation, on_delete=models.PROTECT, related_name="home_matches")
@@ -225,7 +228,7 @@ class Match(models.Model):
 
 class Request(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="requests")
-    key = models.CharField(max_length=100, validators=[plain_id])
+    key = models.CharField(max_length=ID_LENGTH, validators=[plain_id])
     by = models.ForeignKey(Organisation, on_delete=models.PROTECT, related_name="requests")
     zone = models.ForeignKey(Zone, on_delete=models.PROTECT, related_name="requests")
     phases = models.JSONField()  # phase ids, in the order written
@@ -273,7 +276,7 @@ class Request(models.Model):
 
 class Incident(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="incidents")
-    key = models.CharField(max_length=100, validators=[plain_id])
+    key = models.CharField(max_length=ID_LENGTH, validators=[plain_id])
     zone = models.ForeignKey(Zone, on_delete=models.PROTECT, related_name="incidents")
     minute = models.FloatField(null=True, blank=True)  # exactly one of minute and at
     at = models.DateTimeField(null=True, blank=True)
@@ -431,7 +434,7 @@ class Decision(models.Model):
     run = models.ForeignKey(DecisionRun, on_delete=models.CASCADE, related_name="decisions")
     request = models.ForeignKey(Request, on_delete=models.CASCADE, related_name="decisions")
     status = models.CharField(max_length=10)
-    tier = models.CharField(max_length=100)
+    tier = models.CharField(max_length=TIER_LENGTH)
     reasons = models.JSONField(default=list)
 
     class Meta:
@@ -449,7 +452,7 @@ class SentForm(models.Model):
     once = models.CharField(max_length=40)  # the form's own random mark
     fingerprint = models.CharField(max_length=64)  # sha256 of what was typed
     user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="+")
-    made = models.CharField(max_length=100)  # the id of what it made
+    made = models.CharField(max_length=ID_LENGTH)  # the id of what it made
     when = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -474,7 +477,7 @@ class RetriedAnswer(models.Model):
     is still being answered."""
 
     user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="+")
-    key = models.CharField(max_length=100)
+    key = models.CharField(max_length=ID_LENGTH)
     fingerprint = models.CharField(max_length=64)  # sha256 of method, path and body
     status = models.PositiveSmallIntegerField(default=0)
     body = models.JSONField(null=True, blank=True)
@@ -509,7 +512,7 @@ class Notice(models.Model):
     kind = models.CharField(max_length=20)
     organisation = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="+")
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="notices")
-    request = models.CharField(max_length=100, blank=True, default="")  # its id, if any
+    request = models.CharField(max_length=ID_LENGTH, blank=True, default="")  # its id, if any
     when = models.DateTimeField()
     text = models.TextField()  # in words, as the e-mail and the page say it
     data = models.JSONField(default=dict)  # as webhooks send it
@@ -594,9 +597,9 @@ class Scan(models.Model):
     pass_of = models.ForeignKey(
         Pass, on_delete=models.SET_NULL, null=True, blank=True, related_name="scans"
     )
-    request = models.CharField(max_length=100, blank=True, default="")  # kept if withdrawn
-    zone = models.CharField(max_length=100)
-    phase = models.CharField(max_length=100)
+    request = models.CharField(max_length=ID_LENGTH, blank=True, default="")  # kept if withdrawn
+    zone = models.CharField(max_length=ID_LENGTH)
+    phase = models.CharField(max_length=ID_LENGTH)
     direction = models.CharField(max_length=3)  # in | out
     result = models.CharField(max_length=8)  # admitted | refused
     reason = models.CharField(max_length=20, blank=True, default="")

@@ -32,6 +32,7 @@ from pitchpass.core import (
 )
 from pitchpass.core.codes import ReasonCode, Status
 from pitchpass.core.model import DEFAULT_PHASES, MatchDay, Phase, Request
+from pitchpass.web.limits import ID_LENGTH, NAME_LENGTH, RULE_LENGTH, TIER_LENGTH
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import passes, rows
 from pitchpass.web.persistence.audit import COMMAND_LINE, audit
@@ -168,7 +169,6 @@ def _outside_the_calendar(document: dict[str, Any]) -> list[Problem]:
 # What the database keeps (the models' max_length) and what a URL can name: an id is at
 # most 100 characters, with no "/" (a path could not name it), no control character and
 # no bidirectional control (U+202E would show "txt.exe" as "exe.txt": spoofable ids).
-ID_LENGTH, NAME_LENGTH, TIER_LENGTH, RULE_LENGTH = 100, 200, 100, 120
 UNSAFE = re.compile("[/\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 

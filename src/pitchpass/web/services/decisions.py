@@ -30,6 +30,7 @@ from pitchpass.core.coverage import would_have_caught
 from pitchpass.core.fairness import RankedAfter, full_cells, its_tier_or_below, ranked_after
 from pitchpass.core.model import Request, Scenario
 from pitchpass.core.overrides import (
+    ByHand,
     Overridden,
     Override,
     crowding,
@@ -121,7 +122,7 @@ def save_run(
 
 
 def do_override(
-    user: User, match_key: str, request_id: str, status: str, reason: str
+    user: User, match_key: str, request_id: str, status: ByHand, reason: str
 ) -> dict[str, Any]:
     """Change one decision of the current proposal by hand, with a written reason: the
     core's overrides (docs/scenario-extensions.md). A grant is made as `what-if --grant`
@@ -131,11 +132,8 @@ def do_override(
     refusal is made as `--refuse`, then listed refused with the reason. Overrides made
     before stay in effect until the next `decide`. Locks the match."""
     check_text(reason, "reason")
-
-    if status not in (Status.GRANTED, Status.REFUSED):
-        raise ServiceError(
-            ErrorCode.INVALID, f"{request_id}: status must be granted or refused", "status"
-        )
+    # `status` is granted or refused: checked where it comes in (the API's OverrideIn,
+    # the board's OverrideForm), not again here.
     if not reason.strip():
         raise ServiceError(
             ErrorCode.INVALID, f"{request_id}: an override needs a written reason", "reason"
@@ -148,7 +146,7 @@ def do_override(
         row = match.requests.filter(key=request_id).first()
         if row is None:
             raise ServiceError(ErrorCode.NOT_FOUND, f'no request "{request_id}"', "request")
-        if row.locked and status == Status.REFUSED:
+        if row.locked and status == "refused":
             raise ServiceError(
                 ErrorCode.PUBLISHED, f"{request_id}: a published grant is revoked, not overridden"
             )
@@ -162,7 +160,7 @@ def do_override(
             )
         scenario = scenario_of(match)
         kept = _kept_overrides(match, scenario)  # not those withdrawn or lapsed since
-        if status == Status.GRANTED:
+        if status == "granted":
             check_grant(scenario, match.key, kept, request_id)
         overrides = [o for o in kept if o.request != request_id]
         overrides.append(Override(request_id, Status(status), reason))

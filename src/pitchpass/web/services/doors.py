@@ -273,26 +273,19 @@ def offline_list(user: User, match_key: str, zone: str) -> OfflineList:
 
 
 def do_check_in(user: User, match_key: str, body: dict[str, Any], now: datetime) -> dict[str, Any]:
-    """One scan at a door: the core says admitted or refused, and the scan is recorded.
-    `key` (the door's own id for the scan) makes a resent scan answer as the first did;
-    `scanned` is when a door that was offline made it. Locks the zone's row (not the
+    """One scan at a door (`body` as http/schemas.CheckInIn has checked it): the core
+    says admitted or refused, and the scan is recorded. `key` (the door's own id for the
+    scan) makes a resent scan answer as the first did; `scanned` is when a door that was
+    offline made it. Locks the zone's row (not the
     match: the other zones' doors, and the desk, do not wait), as pretix's check-in locks
     the ticket's; who is inside is read from the newest scans (kept with them), so a scan
     costs the same at an empty door and after thousands."""
     code, zone, phase = body["code"], body["zone"], body["phase"]
     direction, key = body["direction"], body.get("key") or ""
+    # Types, lengths and the direction are the body's schema's (http/schemas.CheckInIn),
+    # checked once at each way in; what the database can store is checked here.
     for name, value in (("code", code), ("zone", zone), ("phase", phase), ("key", key)):
         check_text(value, name)
-    if len(code) > CODE_MAX:
-        raise ServiceError(
-            ErrorCode.INVALID, f"a pass code has at most {CODE_MAX} characters", "code"
-        )
-    if len(key) > KEY_MAX:
-        raise ServiceError(
-            ErrorCode.INVALID, f"a scan's key has at most {KEY_MAX} characters", "key"
-        )
-    if direction not in core.DIRECTIONS:
-        raise ServiceError(ErrorCode.INVALID, 'direction is "in" or "out"', "direction")
     scanned = _scanned(body.get("scanned"), now)
     try:
         with transaction.atomic():

@@ -22,11 +22,11 @@ from pitchpass.core.model import Policy
 from pitchpass.core.policy import occupant_club
 from pitchpass.core.problems import Problem
 from pitchpass.web.errors import ErrorCode, ServiceError
+from pitchpass.web.limits import ID_LENGTH
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store, submission
 from pitchpass.web.persistence.audit import audit, new_entry
 from pitchpass.web.persistence.changes import (
-    ID_LENGTH,
     changed,
     check_id,
     check_text,
