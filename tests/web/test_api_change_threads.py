@@ -7,7 +7,7 @@ from itertools import pairwise
 import pytest
 from django.contrib.auth.models import User
 from django.db import connection
-from test_concurrency import MATCH, NOW, run_together, setup_match
+from test_concurrency import MATCH, NOW, run_against_the_lock, setup_match
 
 from pitchpass.web.persistence import models as m
 from pitchpass.web.services import entries
@@ -24,9 +24,10 @@ def test_changes_at_once_each_see_the_one_before() -> None:
     do_add_user("docs", "media", "man-city-documentary", "pw-for-tests-only-7")
     user = User.objects.get(username="docs")
     version = m.Match.objects.get(key=MATCH).version
-    errors = run_together(
+    errors = run_against_the_lock(
         # Crews 3 to 8: each a change, whatever the order (r25 has 2; a change to the crew
-        # it has already is no change and would send nothing).
+        # it has already is no change and would send nothing). All six wait for the match
+        # lock at once, then go in turn.
         lambda n: entries.do_change_request(user, MATCH, "r25", {"crew": n + 3}, NOW),
         6,
     )
@@ -62,6 +63,6 @@ def test_retries_sent_at_once_act_once() -> None:
         )
         statuses.append(answer.status_code)
 
-    assert run_together(send, 6) == []
+    assert run_against_the_lock(send, 6) == []  # all six in flight at once, waiting
     assert m.Request.objects.filter(key__startswith="bt-sport.").count() == 1  # not six
     assert statuses.count(201) >= 1 and set(statuses) <= {201, 409}, statuses

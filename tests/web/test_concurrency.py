@@ -60,13 +60,66 @@ def run_together(work, count: int) -> list[BaseException]:
     return errors
 
 
+def run_against_the_lock(work, count: int, match_key: str = MATCH) -> list[BaseException]:
+    """`count` threads doing `work` while this test holds the match's row lock: each
+    is let go only once PostgreSQL shows every one of them waiting for a lock, so the race
+    surely happened (threads merely started together may each run alone, one after the
+    other, and a test of the lock would pass without it). The errors they raised."""
+    import time
+
+    held, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        try:
+            with transaction.atomic():
+                m.Match.objects.select_for_update().get(key=match_key)
+                held.set()
+                done.wait(60)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert held.wait(30)
+    errors: list[BaseException] = []
+
+    def one(n: int) -> None:
+        try:
+            work(n)
+        except BaseException as error:
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=one, args=(n,)) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    waiting = 0
+    for _ in range(600):  # until all wait (a condition, polled: not a measure of time)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND wait_event_type = 'Lock'"
+            )
+            waiting = cursor.fetchone()[0]
+        if waiting >= count:
+            break
+        time.sleep(0.05)
+    done.set()
+    holder.join()
+    for thread in threads:
+        thread.join()
+    assert waiting == count, f"{waiting} of {count} waited for the lock: no race to test"
+    return errors
+
+
 def test_a_burst_of_submissions_gets_distinct_ids_and_loses_none() -> None:
     setup_match()
     do_add_user("bt", "media", "bt-sport", "pw-for-tests-only-7")
     user = User.objects.get(username="bt")
     before = m.Request.objects.filter(match__key=MATCH).count()
     body = {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1}
-    errors = run_together(lambda n: entries.do_submit_request(user, MATCH, body, NOW), 8)
+    errors = run_against_the_lock(lambda n: entries.do_submit_request(user, MATCH, body, NOW), 8)
     assert errors == []
     keys = list(m.Request.objects.filter(match__key=MATCH).values_list("key", flat=True))
     assert len(keys) == before + 8 == len(set(keys))

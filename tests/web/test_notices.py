@@ -260,8 +260,17 @@ def test_the_notices_page_lists_what_changed_since_the_last_visit(desk) -> None:
     assert first.count('class="new"') == 2 and "r24" in first and "46 of 46" in first
     assert "r02" not in first and "BT Sport" not in first  # never another's request
     assert "What changed for Manchester City documentary crew (for Amazon Prime Video)" in first
+    # The GET wrote nothing: the page, once shown, posts that it was seen (hx-trigger
+    # load), up to the moment it was made.
+    assert m.Profile.objects.get(user__username="docs").notices_seen is None
+    upto = re.search(r'hx-vals=\'\{"upto": "([^"]+)"\}\'', first)
+    assert upto is not None and 'hx-post="/notices/seen/"' in first
+    assert page.post("/notices/seen/", {"upto": upto[1]}).status_code == 204
     again = page.get("/notices/").content.decode()
     assert 'class="new"' not in again and "r24" in again  # seen: listed, no longer new
+    assert "/notices/seen/" not in again  # nothing new: nothing to post
+    assert page.post("/notices/seen/", {"upto": "yesterday"}).status_code == 400
+    assert page.get("/notices/seen/").status_code == 302  # to the page, as a bookmark
     # The API lists the same lines, word for word, and reading it is not a visit.
     listed = page.get("/api/notices").json()
     assert [(n["request"], n["kind"], n["new"]) for n in listed] == [

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import secrets
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -370,6 +371,23 @@ def _hint(user: User, match_key: str, form: RequestForm, changing: str | None) -
     if changing:
         typed["changing"] = changing
     return room_hint(user, match_key, typed)
+
+
+@login_required
+def notices_seen(request: HttpRequest) -> HttpResponse:
+    """The notices page was seen (it posts this once shown, with `upto`, the moment it was
+    made): what it listed is no longer new; a notice made since stays new. 204. Opened
+    any other way, it is the notices page."""
+    if request.method != "POST":
+        return redirect("pitchpass:notices")
+    try:
+        upto = datetime.fromisoformat(request.POST.get("upto", "")[:40])
+    except ValueError:
+        return HttpResponse("upto is the moment the page was made", status=400)
+    if upto.tzinfo is None:
+        return HttpResponse("upto is the moment the page was made", status=400)
+    notices.mark_seen(user_of(request), min(upto, timezone.now()))
+    return HttpResponse(status=204)
 
 
 @login_required

@@ -55,14 +55,15 @@ def _unseen(user: Any) -> int:
 @login_required
 def notice_list(request: HttpRequest) -> HttpResponse:
     """What changed for the user's organisation, newest first, those since their last
-    visit marked new (the visit is then the last); and what they hear about."""
+    visit marked new; and what they hear about. The page, once shown, posts that it was
+    seen (page_actions.notices_seen, up to the moment it was made): this GET writes
+    nothing."""
     user = user_of(request)
     try:
         lines = notices.notices_for(user)
         mine, theirs = notices.choices_of(user)
     except ServiceError as refused:
         raise page_404(refused) from None
-    notices.mark_seen(user, timezone.now())
     heard = mine if mine is not None else theirs
     kinds = [(kind, words, heard is None or kind in heard) for kind, words in WORDS.items()]
     values = context(
@@ -71,6 +72,7 @@ def notice_list(request: HttpRequest) -> HttpResponse:
         kinds=kinds,
         own_choice=mine is not None,
         new=sum(x.new for x in lines),
+        made=timezone.now().isoformat(),
     )
     return render(request, "pitchpass/notices.html", values)
 

@@ -14,6 +14,7 @@ page_patterns = (
         path("together/", page_actions.together, name="together"),
         path("notices/", pages.notice_list, name="notices"),
         path("notices/choose/", page_actions.choose_notices, name="choose-notices"),
+        path("notices/seen/", page_actions.notices_seen, name="notices-seen"),
         path("calendar/", export_pages.calendar_page, name="calendar"),
         path("feeds/<str:secret>.ics", export_pages.feed, name="feed"),
         path("competitions/<str:competition_key>/season/", season_pages.season_page, name="season"),

@@ -16,6 +16,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from pitchpass.core import notices as core
@@ -350,8 +351,11 @@ def unseen(user: User) -> int:
     return rows.count()
 
 
-def mark_seen(user: User, now: datetime) -> None:
-    m.Profile.objects.filter(user=user).update(notices_seen=now)
+def mark_seen(user: User, upto: datetime) -> None:
+    """The user's notices up to `upto` seen (never moved back: a tab left open and seen
+    later does not make newer ones new again)."""
+    older = Q(notices_seen__isnull=True) | Q(notices_seen__lt=upto)
+    m.Profile.objects.filter(older, user=user).update(notices_seen=upto)
 
 
 def choices_of(user: User) -> tuple[list[str] | None, list[str] | None]:
