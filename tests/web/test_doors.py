@@ -227,7 +227,7 @@ def test_the_door_page_admits_refuses_and_counts(desk) -> None:
     assert "REFUSED" in text and "its pass is for pitch-side, not tunnel" in text
     bad = steward.post(door, form | {"key": "k3", "code": "x", "direction": "up"})
     # Checked by the API's own schema (http/schemas.CheckInIn), in its words.
-    assert bad.status_code == 200 and "Input should be 'in' or 'out'" in unescape(
+    assert bad.status_code == 200 and "direction: Input should be 'in' or 'out'" in unescape(
         bad.content.decode()
     )
     assert not m.Scan.objects.filter(key="k3").exists()
@@ -459,3 +459,23 @@ def test_a_grant_taken_back_before_its_pass_was_listed_has_a_pass_that_says_so(d
     assert revoked.status_code == 200
     assert _passes(desk["bt"])["r02"]["revoked"] == "no accreditation shown"
     assert _passes(desk["officer"])["r02"]["revoked"] == "no accreditation shown"
+
+
+def test_a_stale_form_is_told_on_the_apps_own_page(desk) -> None:
+    """A door form (or its script's JSON) sent without a valid CSRF token, as from a tab
+    left open across a sign-in, gets the app's page or the error shape, not Django's."""
+    steward = Client(enforce_csrf_checks=True)
+    assert steward.login(username="steward", password="pw-for-tests-only-7")
+    form = {"zone": "pitch-side", "phase": "pre-match", "direction": "in", "code": "x"}
+    page = steward.post(f"/matches/{SEED}/door/", form)
+    assert page.status_code == 403 and "reload the page and send it again" in page.content.decode()
+    assert "CSRF verification failed" not in page.content.decode()
+    sent = steward.post(f"/matches/{SEED}/door/check-ins", form, "application/json")
+    assert sent.status_code == 403 and sent.json()["code"] == "forbidden"
+    assert not m.Scan.objects.exists()
+
+
+def test_the_door_link_is_shown_only_to_those_who_work_the_doors(desk) -> None:
+    away = _signed_in("away").get(f"/matches/{SEED}/").content.decode()
+    home = _signed_in("officer").get(f"/matches/{SEED}/").content.decode()
+    assert "Door check-in" not in away and "Door check-in" in home

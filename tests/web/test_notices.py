@@ -412,6 +412,12 @@ def test_the_admins_webhook_page_shows_its_deliveries(desk, receiver, settings) 
     assert delivered.count() == 2 and all(d.ok for d in delivered)  # r24 and r25
     assert f"?endpoint__id__exact={hook.pk}".encode() in page.content
     assert b"2 deliveries" in page.content
+    # Named by its own id and its organisation's key (it was the organisation's pk alone).
+    assert f"webhook {hook.pk} of man-city-documentary".encode() in page.content
+    # An empty list of kinds (every kind) reads empty, not `null`.
+    added = admin.get("/admin/pitchpass/webhookendpoint/add/").content.decode()
+    kinds = re.search(r'<textarea name="kinds"[^>]*>([^<]*)</textarea>', added)
+    assert kinds is not None and kinds[1].strip() == ""
 
 
 @pytest.mark.parametrize(

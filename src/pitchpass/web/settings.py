@@ -256,6 +256,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
     {"NAME": "pitchpass.web.passwords.VariedValidator"},  # ten spaces pass the others
 ]
+CSRF_FAILURE_VIEW = "pitchpass.web.http.pages.csrf_failure"  # the app's own page, not Django's
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 ROOT_URLCONF = "pitchpass.web.http.urls"

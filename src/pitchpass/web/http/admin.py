@@ -244,10 +244,10 @@ class ReadOnly(admin.ModelAdmin):  # type: ignore[type-arg]
         return False
 
 
-def _texts(value: Any, field: str) -> list[str]:
-    """A list of ids typed as JSON (["tunnel"]), or a form error saying what it should be."""
+def _texts(value: Any, field: str, like: str = '["tunnel"]') -> list[str]:
+    """A list of ids typed as JSON (`like` one), or a form error saying what it should be."""
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise forms.ValidationError(f'{field} is a list of ids, like ["tunnel"]')
+        raise forms.ValidationError(f"{field} is a list of ids, like {like}")
     return value
 
 
@@ -322,7 +322,7 @@ def _kinds(value: Any) -> Any:
     """A list of kinds of notice typed as JSON; empty: every kind (None)."""
     if value in (None, "", []):
         return None
-    unknown = set(_texts(value, "kinds")) - set(notice_kinds.KINDS)
+    unknown = set(_texts(value, "kinds", '["granted", "refused"]')) - set(notice_kinds.KINDS)
     if unknown:
         raise forms.ValidationError(
             f"unknown kinds: {', '.join(sorted(unknown))} (known: {', '.join(notice_kinds.KINDS)})"
@@ -330,14 +330,23 @@ def _kinds(value: Any) -> Any:
     return value
 
 
+class KindsField(forms.JSONField):
+    """A list typed as JSON where empty means every kind: shown empty, not `null`."""
+
+    def prepare_value(self, value: Any) -> Any:
+        return "" if value is None else super().prepare_value(value)
+
+
 class OrganisationForm(forms.ModelForm):  # type: ignore[type-arg]
+    notices = KindsField(
+        required=False,
+        help_text="The kinds of notice its users hear of unless they chose, like "
+        f'["granted", "refused"]; empty: all ({", ".join(notice_kinds.KINDS)}).',
+    )
+
     class Meta:
         model = m.Organisation
         fields = "__all__"
-        help_texts: ClassVar[dict[str, str]] = {
-            "notices": "The kinds of notice its users hear of unless they chose, like "
-            f'["granted", "refused"]; empty: all ({", ".join(notice_kinds.KINDS)}).',
-        }
 
     def clean_notices(self) -> Any:
         return _kinds(self.cleaned_data.get("notices"))
@@ -550,13 +559,15 @@ class NoticeMailAdmin(ReadOnly):
 
 
 class WebhookForm(forms.ModelForm):  # type: ignore[type-arg]
+    kinds = KindsField(
+        required=False,
+        help_text='A list of kinds of notice, like ["granted", "refused"]; empty: all '
+        f"({', '.join(notice_kinds.KINDS)}).",
+    )
+
     class Meta:
         model = m.WebhookEndpoint
         fields = ("organisation", "url", "kinds", "active")
-        help_texts: ClassVar[dict[str, str]] = {
-            "kinds": f'A list of kinds of notice, like ["granted", "refused"]; empty: all '
-            f"({', '.join(notice_kinds.KINDS)}).",
-        }
 
     def clean_url(self) -> str:
         url = str(self.cleaned_data["url"])

@@ -112,7 +112,8 @@ def door_page(request: HttpRequest, match_key: str) -> HttpResponse:
                 "direction": body["direction"],  # a way out let through: OUT, not ADMITTED
             }
         except ServiceError as error:
-            verdict = {"result": "refused", "reason": error.code.value, "text": error.message}
+            said = f"{error.path}: {error.message}" if error.path else error.message
+            verdict = {"result": "refused", "reason": error.code.value, "text": said}
     state = scans = None
     if zone:
         try:

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
@@ -75,6 +75,22 @@ def notice_list(request: HttpRequest) -> HttpResponse:
         made=timezone.now().isoformat(),
     )
     return render(request, "pitchpass/notices.html", values)
+
+
+STALE_FORM = (
+    "this form's security check failed (the page was open too long, or you signed in or"
+    " out in another tab): reload the page and send it again"
+)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """settings.CSRF_FAILURE_VIEW: a form sent without a valid CSRF token (a stale tab) is
+    told so on the app's own page, or in the error shape to a script that sent JSON, not
+    with Django's bare page. 403."""
+    error = ServiceError(ErrorCode.FORBIDDEN, STALE_FORM)
+    if request.content_type == "application/json":
+        return JsonResponse(error.as_json(), status=403)
+    return render(request, "pitchpass/error.html", {"error": error}, status=403)
 
 
 def page_404(error: ServiceError) -> ServiceError:

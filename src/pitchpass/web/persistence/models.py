@@ -552,7 +552,7 @@ class WebhookEndpoint(models.Model):
     created = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
-        return f"{self.organisation_id}: {self.url}"
+        return f"webhook {self.pk} of {self.organisation.key}: {self.url}"
 
 
 class WebhookDelivery(models.Model):
