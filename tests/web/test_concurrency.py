@@ -38,14 +38,15 @@ def setup_match() -> None:
     store.load(parse_text(text, "future.yaml"))
 
 
-def run_together(work, count: int) -> list[BaseException]:
-    """Start `count` threads at once; the errors they raised."""
+def _started(work, count: int, barrier: threading.Barrier | None = None):
+    """`count` threads doing `work(n)`, started (each after `barrier`, if given), and the
+    list their errors go to."""
     errors: list[BaseException] = []
-    barrier = threading.Barrier(count)
 
     def one(n: int) -> None:
         try:
-            barrier.wait()
+            if barrier is not None:
+                barrier.wait()
             work(n)
         except BaseException as error:
             errors.append(error)
@@ -55,6 +56,12 @@ def run_together(work, count: int) -> list[BaseException]:
     threads = [threading.Thread(target=one, args=(n,)) for n in range(count)]
     for thread in threads:
         thread.start()
+    return threads, errors
+
+
+def run_together(work, count: int) -> list[BaseException]:
+    """Start `count` threads at once; the errors they raised."""
+    threads, errors = _started(work, count, threading.Barrier(count))
     for thread in threads:
         thread.join()
     return errors
@@ -81,19 +88,7 @@ def run_against_the_lock(work, count: int, match_key: str = MATCH) -> list[BaseE
     holder = threading.Thread(target=hold)
     holder.start()
     assert held.wait(30)
-    errors: list[BaseException] = []
-
-    def one(n: int) -> None:
-        try:
-            work(n)
-        except BaseException as error:
-            errors.append(error)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=one, args=(n,)) for n in range(count)]
-    for thread in threads:
-        thread.start()
+    threads, errors = _started(work, count)
     waiting = 0
     for _ in range(600):  # until all wait (a condition, polled: not a measure of time)
         with connection.cursor() as cursor:

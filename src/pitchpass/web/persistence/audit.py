@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
@@ -183,6 +185,19 @@ def sealed_insert(entry: m.AuditEntry) -> tuple[str, list[Any]]:
     return first + statement, [said_before_when(entry), *params]
 
 
+@contextmanager
+def one_snapshot() -> Iterator[None]:
+    """A transaction whose reads all see the database as it was at its first (REPEATABLE
+    READ on PostgreSQL; SQLite's transaction, writers waiting for it). Inside a caller's
+    transaction, that transaction is the snapshot."""
+    inside = connection.in_atomic_block
+    with transaction.atomic():
+        if connection.vendor == "postgresql" and not inside:
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        yield
+
+
 @dataclass(frozen=True)
 class Verified:
     entries: int
@@ -201,11 +216,7 @@ def verify() -> Verified:
     row inserted by hand, sealed on the chain's end). Entries written while it walks are
     not in its snapshot: they are for the next walk (on SQLite, writers wait for it, as
     for a backup)."""
-    inside = connection.in_atomic_block  # a caller's transaction is the snapshot then
-    with transaction.atomic():
-        if connection.vendor == "postgresql" and not inside:
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+    with one_snapshot():
         head = m.AuditHead.objects.filter(pk=1).first()
         previous, count = "", 0
         for entry in m.AuditEntry.objects.order_by("pk").iterator():

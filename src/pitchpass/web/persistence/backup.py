@@ -28,6 +28,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils.crypto import salted_hmac
 
 from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence.audit import one_snapshot
 
 # What a backup holds, in an order a restore can insert (what is referred to first).
 KEPT = (
@@ -82,10 +83,7 @@ def seal_of(rows: list[Any]) -> str:
 
 def backup(path: Path) -> int:
     """Write everything kept to `path` (JSON); how many rows."""
-    with transaction.atomic():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+    with one_snapshot():
         out = StringIO()
         call_command("dumpdata", *KEPT, format="json", indent=None, stdout=out)
     rows: list[Any] = json.loads(out.getvalue())
