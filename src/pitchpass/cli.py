@@ -614,9 +614,6 @@ def serve(
         os.environ.setdefault("PITCHPASS_CACHE_URL", "database")
         os.environ.setdefault("PITCHPASS_CONN_MAX_AGE", "60")
     _database()
-    from pitchpass.web.persistence import marks
-
-    marks.record_place()  # where account changes from other processes must reach
     if workers > 1:
         _serve_workers(port, workers)
     else:

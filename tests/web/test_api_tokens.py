@@ -1,6 +1,6 @@
-"""A revoked API token is refused at once: each test with the rates and the accounts'
-mark in this process's memory (nothing kept across calls) and in Redis (tokens kept
-across calls while the mark stands, services/kept_tokens.py)."""
+"""A revoked API token is refused at once: every call reads its token (one indexed row,
+with its user, role and organisation), so nothing a process keeps can outlive a change.
+Each test with the rates counted in this process's memory and in Redis."""
 
 from __future__ import annotations
 
@@ -104,18 +104,16 @@ def test_deactivating_a_user_ends_its_sessions_and_tokens_at_once() -> None:
     assert not Client().login(username="ed", password="pw-for-tests-only-7")
 
 
-def test_a_kept_token_costs_no_query_and_any_account_change_is_seen_at_the_next_call(
-    counted_in, django_assert_num_queries
+def test_a_token_costs_one_query_and_any_account_change_is_seen_at_the_next_call(
+    django_assert_num_queries,
 ) -> None:
-    """With Redis, a token used again costs no query for itself; a change to its user,
-    its role, its organisation or the token itself (any process would replace the mark
-    alike) is seen by the very next call."""
+    """A call reads its token with its user, role and organisation in one query; a
+    change to any of them, or to the token itself, is seen by the very next call."""
     from django.contrib.auth.models import User
     from test_workflow_api import MATCH, future_derby
 
     from pitchpass.web.persistence import models as m
     from pitchpass.web.persistence import store
-    from pitchpass.web.services import kept_tokens
 
     store.load(future_derby())
     do_add_user("ann", "media", "bt-sport", "pw-for-tests-only-7")
@@ -125,8 +123,8 @@ def test_a_kept_token_costs_no_query_and_any_account_change_is_seen_at_the_next_
         path = f"/api/matches/{MATCH}/requests"
         return Client().get(path, HTTP_AUTHORIZATION=f"Bearer {token}")
 
-    assert _get(token) == 200  # read and kept; its last use written
-    with django_assert_num_queries(1 if counted_in == "redis" else 2):  # (the token), matches
+    assert _get(token) == 200  # its last use written
+    with django_assert_num_queries(2):  # the token (with its user and role), the matches
         assert _get(token) == 200
     assert {r["by"] for r in listed().json()} == {"bt-sport"}
     profile = m.Profile.objects.get(user__username="ann")
@@ -136,7 +134,7 @@ def test_a_kept_token_costs_no_query_and_any_account_change_is_seen_at_the_next_
     profile.role = "steward"
     profile.organisation = None
     profile.save()
-    assert listed().json()["message"] == "stewards do not see requests"
+    assert listed().json()["code"] == "forbidden"
     user = User.objects.get(username="ann")
     user.is_active = False
     user.save()
@@ -144,41 +142,12 @@ def test_a_kept_token_costs_no_query_and_any_account_change_is_seen_at_the_next_
     user.is_active = True
     user.save()
     assert _get(token) == 200
-    before = kept_tokens.mark()
-    organisation = m.Organisation.objects.get(key="bt-sport")
-    organisation.name = "BT"
-    organisation.save()
-    assert kept_tokens.mark() != before or counted_in == "memory"
-    m.ApiToken.objects.get(user=user).delete()  # as the admin's delete does
-    assert _get(token) == 401
+    m.ApiToken.objects.filter(user=user).update(expires=None, digest="changed-by-sql")
+    assert _get(token) == 401  # even a change no signal tells of
 
 
-def test_a_kept_token_is_read_again_when_the_mark_is_lost(counted_in) -> None:
-    """Redis restarted (the mark gone): a new mark is made, and nothing kept before it
-    is used."""
-    if counted_in != "redis":
-        pytest.skip("only Redis keeps a mark")
-    import redis
-
-    from pitchpass.web.services import kept_tokens
-
-    do_add_user("ed", "steward", None, "pw-for-tests-only-7")
-    token = do_create_token("ed")
-    assert _get(token) == 200
-    before = kept_tokens.mark()
-    redis.Redis(db=9).flushdb()
-    assert kept_tokens.mark() not in (None, before)
-    from pitchpass.web.persistence import models as m
-
-    m.ApiToken.objects.filter(user__username="ed").update(expires=None)  # unseen by marks
-    assert _get(token) == 200  # read afresh: kept under the lost mark, it would be too
-    assert m.ApiToken.objects.get(user__username="ed").expires is None
-
-
-def test_every_operation_counts_its_rates_where_a_kept_token_is_confirmed() -> None:
-    """A token's user kept in a process is acted on only once the rates' round trip has
-    found its accounts' mark current (http/throttles.Limit): every API operation must have
-    that throttle, or a revoked token kept somewhere would still be served."""
+def test_every_operation_has_the_rates_throttle() -> None:
+    """Every API operation counts its call against the user's rates (http/throttles.Limit)."""
     from pitchpass.web.http import throttles
     from pitchpass.web.http.api import api
 
@@ -194,13 +163,13 @@ def test_every_operation_counts_its_rates_where_a_kept_token_is_confirmed() -> N
         assert limits, operation.view_func.__name__
 
 
-def test_a_kept_token_revoked_is_answered_as_a_wrong_one(counted_in, settings) -> None:
-    """Found revoked by the rates' round trip, a kept token gets the very answer a wrong
-    token gets (401, the same body and headers) and is counted against its address:
-    past the wrong tokens' rate, 429 as for any token from there."""
+def test_a_revoked_token_is_answered_as_a_wrong_one(counted_in, settings) -> None:
+    """A revoked token gets the very answer a wrong token gets (401, the same body and
+    headers) and is counted against its address: past the wrong tokens' rate, 429 as for
+    any token from there."""
     do_add_user("ed", "steward", None, "pw-for-tests-only-7")
     token = do_create_token("ed")
-    assert _get(token) == 200  # kept, with Redis
+    assert _get(token) == 200
     do_revoke_token(tokens_of("ed")[0].pk)
 
     def answer(sent: str) -> tuple[int, bytes, dict[str, str]]:
@@ -217,11 +186,11 @@ def test_a_kept_token_revoked_is_answered_as_a_wrong_one(counted_in, settings) -
 
 def test_a_token_taken_from_a_user_does_not_use_up_the_users_rate(counted_in, settings) -> None:
     """From an independent review: a revoked token kept somewhere, sent again and again,
-    is refused each time without counting against its user's rate, and is no longer
-    kept; the user's other token still works."""
+    is refused each time without counting against its user's rate; the user's other
+    token still works."""
     do_add_user("ed", "steward", None, "pw-for-tests-only-7")
     kept, taken = do_create_token("ed"), do_create_token("ed")
-    assert _get(kept) == 200 and _get(taken) == 200  # both kept (with Redis)
+    assert _get(kept) == 200 and _get(taken) == 200
     do_revoke_token(tokens_of("ed")[1].pk)
     settings.PITCHPASS_API_RATE = "4/m"  # two calls counted so far
     assert [_get(taken) for _ in range(8)] == [401] * 8
@@ -229,21 +198,16 @@ def test_a_token_taken_from_a_user_does_not_use_up_the_users_rate(counted_in, se
     assert _get(kept) == 429
 
 
-def test_the_database_away_while_a_kept_token_is_read_again_is_a_503(
-    counted_in, monkeypatch
-) -> None:
-    """From an independent review: the rates' throttle reads a kept token again when the
-    accounts' mark moved; the database away then is answered as anywhere else (503 with
+def test_the_database_away_while_a_token_is_read_is_a_503(counted_in, monkeypatch) -> None:
+    """The database away as a token is read is answered as anywhere else (503 with
     Retry-After), not as an unhandled fault."""
     from django.db import OperationalError
 
-    from pitchpass.web.persistence import marks
     from pitchpass.web.persistence import models as m
 
     do_add_user("ed", "steward", None, "pw-for-tests-only-7")
     token = do_create_token("ed")
     assert _get(token) == 200
-    marks.replace()  # any account changed, anywhere
 
     def away(*args: Any, **kwargs: Any) -> Any:
         raise OperationalError("connection refused")
@@ -254,24 +218,3 @@ def test_the_database_away_while_a_kept_token_is_read_again_is_a_503(
     )
     assert got.status_code == 503 and got.json()["code"] == "unavailable"
     assert got["Retry-After"] == "5"
-
-
-def test_a_revocation_from_a_process_without_redis_reaches_the_servers(
-    counted_in, settings
-) -> None:
-    """From an independent review: `pitchpass token revoke` run from a shell without
-    PITCHPASS_CACHE_URL still replaces the mark where the servers keep it (recorded by
-    `pitchpass serve` in the database), so a server that kept the token refuses it at once."""
-    if counted_in != "redis":
-        pytest.skip("only Redis keeps a mark")
-    from pitchpass.web.persistence import marks
-
-    marks.record_place()  # as `pitchpass serve` does at its start
-    redis_cache = settings.CACHES
-    do_add_user("ed", "steward", None, "pw-for-tests-only-7")
-    token = do_create_token("ed")
-    assert _get(token) == 200  # kept by "the server"
-    settings.CACHES = {"default": cache_settings(None)}  # "the shell": no Redis
-    do_revoke_token(tokens_of("ed")[0].pk)
-    settings.CACHES = redis_cache  # "the server" again
-    assert _get(token) == 401

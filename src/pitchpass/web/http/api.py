@@ -74,13 +74,7 @@ from pitchpass.web.services import decisions as deciding
 
 class BearerToken(HttpBearer):
     def authenticate(self, request: HttpRequest, token: str) -> Any:
-        """The token's user. One kept in this process is taken at once, its accounts'
-        mark to be found current by the rates' round trip to Redis before the call goes
-        on (throttles.Limit: every operation has one, tests/web/test_throttles.py)."""
-        kept = accounts.kept_user_for_token(token)
-        if kept is not None and kept[0] is not None:
-            request.pitchpass_kept = (token, kept[1])  # type: ignore[attr-defined]
-            return kept[0]
+        """The token's user; a wrong token is counted against its address."""
         user = accounts.user_for_token(token)
         if user is None:
             throttles.count_bad_token(request)
@@ -247,13 +241,7 @@ def not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
 
 @api.exception_handler(Throttled)
 def throttled(request: HttpRequest, exc: Throttled) -> HttpResponse:
-    """429 with Retry-After; 401 for a kept token found no longer usable by the rates'
-    round trip (throttles.Limit), unless its address is past the wrong tokens' rate; 503
-    if the database went away while the token was read again there."""
-    if getattr(request, "pitchpass_database_away", False):
-        return database_away(request, OperationalError("the database cannot be reached"))
-    if getattr(request, "pitchpass_unknown", False) and exc.wait is None:
-        return unauthenticated(request, AuthenticationError())
+    """429 with Retry-After."""
     seconds = max(1, math.ceil(exc.wait or 1))
     message = getattr(request, "pitchpass_refused", None) or (
         f"too many calls: wait {seconds} seconds (the API's rates are per user)"

@@ -1,66 +1,55 @@
-"""How often the API may be called (a ninja throttle, counted in Django's cache: in Redis
-in one round trip a call, see Limit): per
+"""How often the API may be called (a ninja throttle, counted in Django's cache): per
 user, every call (PITCHPASS_API_RATE) and each change (PITCHPASS_API_WRITE_RATE, a
 request sent, a decide, an incident...); per address, wrong tokens
 (PITCHPASS_API_BAD_TOKEN_RATE), so a token cannot be guessed at speed. Past a limit the
 answer is 429 `too-many-requests` with Retry-After. The rates are read from the settings
-at each call (settings.py; tests change them)."""
+at each call (settings.py; tests change them).
+
+A rate is counted in windows of its period (a minute for "60/m"), each opened by the
+first call after the last one closed: the window's counter is made with the window's
+length as its expiry (`cache.add`) and counted with `cache.incr`, which Redis does
+atomically for every process; Retry-After is the time left in the window."""
 
 from __future__ import annotations
 
+import math
 import threading
-from typing import Any
+import time
 
 from django.conf import settings
-from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
-from django.db import InterfaceError, OperationalError
+from django.core.cache import cache
 from django.http import HttpRequest
 from ninja.errors import Throttled
-from ninja.throttling import AuthRateThrottle, BaseThrottle
+from ninja.throttling import BaseThrottle
 
-from pitchpass.web import shared_cache
-from pitchpass.web.services import accounts, kept_tokens
+PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+clock = time.time  # what the windows are timed by
 
 
 class Limit(BaseThrottle):
     """Per user (per address before signing in), at the rates the settings name: every
-    call (`calls`) and, on a change, also `writes`; one throttle for both, so that a call
-    is counted in one round trip to Redis. Counted in Redis, a rate is a window opened by
-    the user's first call and lasting the rate's period (SET NX EX, INCR and TTL in one
-    pipeline); in another cache (this process's memory, the database), by ninja's
-    AuthRateThrottle (the times of the last calls). ninja keeps one throttle for every
-    call, and the server answers on several threads: what a call was told to wait is
-    kept for its thread."""
+    call (`calls`) and, on a change, also `writes`. A call from an address past the
+    wrong tokens' rate is refused too, its token right or not (see count_bad_token).
+    ninja keeps one throttle for every call, and the server answers on several threads:
+    what a call was told to wait is kept for its thread."""
 
     def __init__(self, *limits: tuple[str, str]) -> None:
         self.limits = limits  # (setting, scope)
         self.mine = threading.local()
 
     def allow_request(self, request: HttpRequest) -> bool:
-        """Counted; refused past a rate, or when the call's token is right but its address
-        sent too many wrong ones lately (asked in the same round trip: a token guessed
-        right is refused as a wrong one would be, see BearerToken)."""
-        rates = [(scope, getattr(settings, setting)) for setting, scope in self.limits]
-        guessed = "Authorization" in request.headers  # a token, not a browser's session
-        client = _redis()
-        if client is not None:
-            waits, wrong, mark, counted = _in_redis(client, request, rates, guessed)
-            if not _confirmed(request, mark):
-                # Not this user's call after all: its counts taken back, so that a token
-                # taken from a user does not use up the user's own rate.
-                with client.pipeline(transaction=False) as pipeline:
-                    for key in counted:
-                        pipeline.decr(key)
-                    pipeline.execute()
-                self.mine.wait = getattr(request, "pitchpass_wait", None)
-                return False  # 401 or 503 (api.throttled), or 429 past the wrong tokens' rate
-        else:
-            waits = _in_cache(request, rates)
-            wrong = int(cache.get(_key(request), 0)) if guessed else 0
-        allowed, seconds = _bad_token_rate()
-        if wrong >= allowed:
-            request.pitchpass_refused = wrong_tokens(seconds)  # type: ignore[attr-defined]
-            waits.append(float(seconds))
+        waits = []
+        for setting, scope in self.limits:
+            allowed, period = parse_rate(getattr(settings, setting))
+            counted, left = _count(f"pitchpass-rate:{scope}:{_ident(request)}", period)
+            if counted > allowed:
+                waits.append(left)
+        if "Authorization" in request.headers:  # a token, not a browser's session
+            allowed, period = parse_rate(settings.PITCHPASS_API_BAD_TOKEN_RATE)
+            key, left = _window(_bad_token_key(request), period)
+            if int(cache.get(key, 0)) >= allowed:
+                request.pitchpass_refused = wrong_tokens(left)  # type: ignore[attr-defined]
+                waits.append(left)
         self.mine.wait = max(waits, default=None)
         return not waits
 
@@ -69,80 +58,32 @@ class Limit(BaseThrottle):
         return found
 
 
-def _confirmed(request: HttpRequest, mark: Any) -> bool:
-    """A token's user kept in this process (api.BearerToken) is acted on only if the
-    accounts' mark it was kept under is still the current one; else the token is read
-    again and, if it may no longer be used, refused as a wrong token is (401, counted
-    against its address: 429 past that rate), the call marked so (`pitchpass_unknown`)."""
-    kept = getattr(request, "pitchpass_kept", None)
-    if kept is None:
-        return True
-    token, kept_under = kept
-    request.pitchpass_kept = None  # type: ignore[attr-defined]
+def parse_rate(rate: str) -> tuple[int, int]:
+    """ "60/m" as (60, 60): calls allowed, in a period of so many seconds."""
+    allowed, period = rate.split("/")
+    return int(allowed), PERIODS[period[0]]
+
+
+def _window(name: str, period: int) -> tuple[str, int]:
+    """The key of `name`'s counter in its window now open, and the whole seconds left in
+    it (at least 1). A window is opened by the first call after the last one closed: its
+    start is kept under `name` as long as the window lasts (`get_or_set` adds it only
+    if missing, so every process finds the same start)."""
+    now = clock()
+    start = cache.get_or_set(f"{name}:{period}", now, period)
+    start = now if start is None else float(start)  # None: a cache that keeps nothing
+    return f"{name}:{period}:{start!r}", max(1, math.ceil(start + period - now))
+
+
+def _count(name: str, period: int) -> tuple[int, int]:
+    """One more for `name` in the window now open: its count, and the seconds left."""
+    key, left = _window(name, period)
+    cache.add(key, 0, period)
     try:
-        if kept_tokens.is_current(kept_under, mark):
-            accounts.token_used(token)
-            return True
-        user = accounts.user_for_token(token)
-    except (OperationalError, InterfaceError):  # ninja runs throttles outside its handlers
-        request.pitchpass_database_away = True  # type: ignore[attr-defined]
-        return False
-    if user is not None:
-        request.auth = user  # type: ignore[attr-defined]
-        return True
-    accounts.forget_token(token)
-    request.pitchpass_unknown = True  # type: ignore[attr-defined]
-    try:
-        count_bad_token(request)
-    except Throttled as past:  # its message kept by count_bad_token (pitchpass_refused)
-        request.pitchpass_wait = past.wait  # type: ignore[attr-defined]
-    return False
-
-
-def _in_redis(
-    client: Any, request: HttpRequest, rates: list[tuple[str, str]], guessed: bool
-) -> tuple[list[float], int, Any, list[str]]:
-    """The seconds to wait for each rate this call is past (none if it may go on), the
-    wrong tokens its address sent lately (if `guessed`: the call brings a token), and
-    the accounts' mark (kept_tokens.mark_key), and the keys of the counts it added."""
-    counts = []
-    # MULTI: the counter made with its period, counted and its time left read at once (a
-    # key expiring between SET NX and INCR would otherwise be made again with no period).
-    with client.pipeline(transaction=True) as pipeline:
-        pipeline.get(kept_tokens.mark_key())
-        pipeline.get(caches[DEFAULT_CACHE_ALIAS].make_and_validate_key(_key(request)))
-        for scope, rate in rates:
-            allowed, period = AuthRateThrottle(rate).parse_rate(rate)
-            key = caches[DEFAULT_CACHE_ALIAS].make_and_validate_key(
-                f"pitchpass-rate:{scope}:{_ident(request)}"
-            )
-            pipeline.set(key, 0, ex=period, nx=True)
-            pipeline.incr(key)
-            pipeline.ttl(key)
-            counts.append((key, allowed, period))
-        mark, wrong, *said = pipeline.execute()
-    waits = []
-    for n, (key, allowed, period) in enumerate(counts):
-        left = said[3 * n + 2]
-        if left < 0:  # a counter with no period (written by another version): given one
-            client.expire(key, period)
-            left = period
-        if allowed is not None and said[3 * n + 1] > allowed:
-            waits.append(float(max(left, 1)))
-    return waits, (int(wrong or 0) if guessed else 0), mark, [key for key, _, _ in counts]
-
-
-def _in_cache(request: HttpRequest, rates: list[tuple[str, str]]) -> list[float]:
-    waits = []
-    for scope, rate in rates:
-        counter = AuthRateThrottle(rate)
-        counter.scope = scope
-        if not counter.allow_request(request):
-            waits.append(counter.wait() or 1.0)
-    return waits
-
-
-_redis = shared_cache.redis_client
+        return cache.incr(key), left
+    except ValueError:  # expired between add and incr: the window has just closed
+        cache.set(key, 1, period)
+        return 1, left
 
 
 def _ident(request: HttpRequest) -> str:
@@ -161,40 +102,21 @@ WRITES: list[BaseThrottle] = [
 def count_bad_token(request: HttpRequest) -> None:
     """A wrong token counted against its address; refused (429) past the rate, so that a
     token cannot be guessed at speed (a right one from there is then refused too, by
-    Limit, until the period has passed)."""
-    allowed, seconds = _bad_token_rate()
-    key = _key(request)
-    client = _redis()
-    if client is not None:  # in one MULTI, as the rates (a counter never left unexpiring)
-        with client.pipeline(transaction=True) as pipeline:
-            name = caches[DEFAULT_CACHE_ALIAS].make_and_validate_key(key)
-            pipeline.set(name, 0, ex=seconds, nx=True)
-            pipeline.incr(name)
-            wrong = int(pipeline.execute()[1])
-    else:
-        cache.add(key, 0, seconds)
-        try:
-            wrong = cache.incr(key)
-        except ValueError:  # expired between add and incr
-            cache.set(key, 1, seconds)
-            wrong = 1
+    Limit, until the window has closed)."""
+    allowed, period = parse_rate(settings.PITCHPASS_API_BAD_TOKEN_RATE)
+    wrong, left = _count(_bad_token_key(request), period)
     if wrong > allowed:
         # The very answer a right token from this address gets (Limit): nothing in it,
         # headers included, tells a right guess from a wrong one.
-        request.pitchpass_refused = wrong_tokens(seconds)  # type: ignore[attr-defined]
-        raise Throttled(wait=seconds)
+        request.pitchpass_refused = wrong_tokens(left)  # type: ignore[attr-defined]
+        raise Throttled(wait=left)
 
 
 def wrong_tokens(seconds: int) -> str:
     return f"too many wrong tokens from this address: wait {seconds} seconds"
 
 
-def _bad_token_rate() -> tuple[int, int]:
-    allowed, period = settings.PITCHPASS_API_BAD_TOKEN_RATE.split("/")
-    return int(allowed), {"s": 1, "m": 60, "h": 3600, "d": 86400}[period[0]]
-
-
-def _key(request: HttpRequest) -> Any:
+def _bad_token_key(request: HttpRequest) -> str:
     return f"pitchpass-bad-token:{client_address(request)}"
 
 

@@ -461,16 +461,6 @@ class SentForm(models.Model):
         ]
 
 
-class MarkPlace(models.Model):
-    """Where the servers keep the accounts' mark (persistence/marks.py): the Redis URL
-    and key, as the last server started with Redis wrote them, so that a process
-    without that setting (`pitchpass user deactivate` from a shell) replaces the mark
-    there too. Not in backups: a place, not the app's data."""
-
-    url = models.TextField()
-    key = models.CharField(max_length=200)
-
-
 class RetriedAnswer(models.Model):
     """The answer to an API call sent with an Idempotency-Key: a retry with the same key
     and the same call gets it again instead of acting twice. `status` 0 while the first

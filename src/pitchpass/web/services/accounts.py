@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-import time
 from datetime import timedelta
 from typing import Any
 
@@ -19,7 +18,6 @@ from django.utils import timezone
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence.audit import COMMAND_LINE, audit
-from pitchpass.web.services import kept_tokens
 
 ROLE_NAMES = [role for role, _ in m.ROLES]
 ORG_KIND = {"officer": ("club",), "media": ("broadcaster", "producer", "agency", "other")}
@@ -163,64 +161,17 @@ def do_revoke_token(token_id: int) -> None:
 
 
 def user_for_token(token: str) -> User | None:
-    """The active user a token stands for, None for a token unknown, revoked or expired;
-    its last use is kept to the minute (not a write at every call). Kept across calls
-    while no account changes (kept_tokens.py): then no query at all."""
-    key = digest(token)
-    mark = kept_tokens.mark()  # before the row is read: a change after it moves the mark
-    found = kept_tokens.find(key, mark)
-    if found is None:
-        rows = m.ApiToken.objects.select_related("user__profile__organisation")
-        row = next(iter(rows.filter(digest=key)[:1]), None)  # with its role: one query
-        if row is None:
-            return None
-        found = kept_tokens.Kept(
-            mark or "", time.monotonic(), row.pk, row.user, row.expires, row.last_used
-        )
-        kept_tokens.keep(key, mark, found)
-    return _usable(key, found)
-
-
-def kept_user_for_token(token: str) -> tuple[User | None, str] | None:
-    """The token's user as kept in this process (None if it may not be used), and the
-    accounts' mark it was kept under, which the caller must find current before it acts
-    on the user (the API asks for the mark with its rates, in the same round trip:
-    http/throttles.py); else user_for_token. None: nothing kept for this token."""
-    key = digest(token)
-    found = kept_tokens.find_unconfirmed(key)
-    return None if found is None else (_usable(key, found, noted=False), found.mark)
-
-
-def token_used(token: str) -> None:
-    """A kept token's use, once its mark is found current: its last use to the minute."""
-    key = digest(token)
-    found = kept_tokens.last_use(key)
-    if found is not None:
-        _note_use(key, *found, timezone.now())
-
-
-def forget_token(token: str) -> None:
-    """What this process keeps of a token found no longer usable."""
-    kept_tokens.drop(digest(token))
-
-
-def _usable(key: str, found: kept_tokens.Kept, noted: bool = True) -> User | None:
-    """The kept user if the token may be used now; its last use written if `noted` and
-    more than a minute old."""
+    """The active user a token stands for (with its role and organisation: one query),
+    None for a token unknown, revoked or expired; its last use is kept to the minute
+    (not a write at every call)."""
+    rows = m.ApiToken.objects.select_related("user__profile__organisation")
+    row = next(iter(rows.filter(digest=digest(token))[:1]), None)
     now = timezone.now()
-    user = found.user
-    if not user.is_active or (found.expires is not None and found.expires <= now):
+    if row is None or not row.user.is_active or (row.expires is not None and row.expires <= now):
         return None
-    if noted:
-        _note_use(key, found.token, found.last_used, now)
-    return user
-
-
-def _note_use(key: str, token_pk: int, last_used: Any, now: Any) -> None:
-    """The token's last use written if more than a minute old (not a write every call)."""
-    if last_used is None or last_used < now - timedelta(minutes=1):
-        m.ApiToken.objects.filter(pk=token_pk).update(last_used=now)
-        kept_tokens.used(key, now)
+    if row.last_used is None or row.last_used < now - timedelta(minutes=1):
+        m.ApiToken.objects.filter(pk=row.pk).update(last_used=now)
+    return row.user
 
 
 def do_deactivate(username: str) -> None:
