@@ -800,19 +800,23 @@ def audit_verify() -> None:
         entry = found.added
         err.print(
             f"error audit entry {entry.pk} ({entry.action} {entry.target}, "
-            f"{entry.when.isoformat(timespec='seconds')}) comes after the {found.entries}"
-            " entries the chain's head counts: it was added by hand, not written by pitchpass",
+            f"{entry.when.isoformat(timespec='seconds')}) comes after the last entry its"
+            f" chain's head counts ({entry.chain}): it was added by hand, not written by"
+            " pitchpass",
             soft_wrap=True,
         )
         raise typer.Exit(EXIT_NOT_PROVEN)
     if found.cut:
         err.print(
-            f"error the audit ends after {found.entries} entries, but its head names others:"
-            " the newest entries were removed",
+            f"error the audit ends after {found.entries} entries, but a chain's head names"
+            " others: the newest entries were removed",
             soft_wrap=True,
         )
         raise typer.Exit(EXIT_NOT_PROVEN)
-    out.print(f"audit intact: {found.entries} entries, each sealed with the one before")
+    out.print(
+        f"audit intact: {found.entries} entries, each sealed with the one before it in its"
+        f" chain ({found.chains} chains: the site's and one per match)"
+    )
 
 
 user_app = typer.Typer(help="Users of the web application and the API.", no_args_is_help=True)

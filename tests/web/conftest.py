@@ -23,10 +23,9 @@ def _fast_passwords(settings: pytest.FixtureRequest) -> None:
 def _nothing_kept_from_another_test() -> None:
     """What the room hint keeps across requests is keyed by match and version; each test
     rolls its database back, so the next may reuse both for another match."""
-    from pitchpass.web.services import access, snapshot
+    from pitchpass.web.services import snapshot
 
     snapshot.forget()
-    access.forget_rows()
 
 
 @pytest.fixture(autouse=True)

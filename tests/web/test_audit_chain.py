@@ -12,9 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from django.db import DatabaseError, connection, transaction
 
 from pitchpass.web.persistence import models as m
+from pitchpass.web.persistence import store
 from pitchpass.web.persistence.audit import audit, verify
 from pitchpass.web.persistence.models import AppendOnly
 
@@ -101,8 +103,8 @@ def test_no_state_is_read_back_from_the_audit_log() -> None:
 
 
 def test_the_seal_is_the_digest_of_the_entrys_whole_json() -> None:
-    """audit.seal cuts the entry's JSON before its time (so that PostgreSQL can seal an
-    entry it times itself); what it seals is still the whole object, keys sorted."""
+    """What audit.seal seals is the entry's whole JSON object, keys sorted, after the
+    digest of the one before."""
     import hashlib
     import json
     from datetime import UTC, datetime, timedelta, timezone
@@ -132,7 +134,6 @@ def test_a_row_sealed_on_the_chains_end_but_not_through_its_head_is_found() -> N
     snapshot with the head, an entry past its count was not written by the app."""
     from django.utils import timezone
 
-    from pitchpass.web.persistence import rows
     from pitchpass.web.persistence.audit import new_entry, seal
 
     audit(None, "user-add", None, "al", None, {"role": "media"}, "(command line)")
@@ -144,7 +145,32 @@ def test_a_row_sealed_on_the_chains_end_but_not_through_its_head_is_found() -> N
     forged = new_entry(None, "role", None, "al", {"role": "media"}, {"role": "admin"}, "boss")
     forged.when = timezone.now()
     forged.digest = seal(last.digest, forged)
-    rows.insert(forged)  # as the app writes an entry, but the head is not moved
+    forged.save(force_insert=True)  # as the app writes an entry, but the head is not moved
     found = verify()
     assert found.added is not None and found.added.target == "al"
     assert (found.entries, found.broken, found.cut) == (2, None, False)
+
+
+def test_each_match_has_its_chain_and_verify_walks_them_all() -> None:
+    """Issue 28 (section 4): a match's entries are chained apart from another's and from
+    the site's; an edit in one chain is found, a chain's newest entry removed too."""
+    from pitchpass.web.persistence.audit import chain_of
+
+    store.load(yaml.safe_load(SEED.read_text()))
+    match = m.Match.objects.first()
+    assert match is not None
+    audit(None, "incident", match, "i1", None, {"n": 1}, "(command line)")
+    audit(None, "user-add", None, "al", None, None, "(command line)")
+    audit(None, "incident", match, "i2", None, {"n": 2}, "(command line)")
+    chains = dict(m.AuditHead.objects.values_list("chain", "entries"))
+    assert chains[chain_of(match)] >= 2 and chains["site"] >= 1
+    entries = list(m.AuditEntry.objects.filter(match=match).order_by("pk"))
+    assert {e.chain for e in entries} == {chain_of(match)}
+    site = m.AuditEntry.objects.filter(chain="site").order_by("-pk").first()
+    assert site is not None and site.target == "al"
+    intact = verify()
+    assert (intact.broken, intact.cut, intact.added) == (None, False, None)
+    assert intact.entries == m.AuditEntry.objects.count()
+    head = m.AuditHead.objects.get(chain=chain_of(match))
+    m.AuditHead.objects.filter(pk=head.pk).update(entries=head.entries + 1)  # one "removed"
+    assert verify().cut

@@ -322,3 +322,52 @@ def test_scans_at_two_doors_of_a_zone_at_once_never_pass_its_places() -> None:
     ]
     assert [(r.crew_inside, r.zone_inside) for r in rows] == doors.core.counted(replay, {})
     assert max(r.zone_inside for r in rows) == 5
+
+
+def test_two_matches_writes_never_wait_for_each_other() -> None:
+    """Issue 28 (section 4): while a submission to one match holds its transaction open
+    (the match's lock, its audit chain's head), a submission to another match and an
+    account's audit entry go through without waiting for any lock: each is made with a
+    lock timeout that would fail it at the first wait (a site-wide audit head made them
+    all wait)."""
+    from django.db import OperationalError
+
+    setup_match()
+    other = "mun-mci-2099-12-17"
+    text = (ROOT / "scenarios" / "manchester-derby-2017.yaml").read_text()
+    store.load(parse_text(text.replace("mun-mci-2017-12-10", other).replace(
+        "kickoff: 2017-12-10T16:30:00+00:00", "kickoff: 2099-12-17T16:30:00+00:00"
+    ), "other.yaml"))  # fmt: skip
+    do_add_user("bt", "media", "bt-sport", "pw-for-tests-only-7")
+    user = User.objects.get(username="bt")
+    body = {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1}
+    held, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        try:
+            with transaction.atomic():
+                entries.do_submit_request(user, MATCH, body, NOW)
+                held.set()
+                done.wait(60)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert held.wait(30)
+    try:
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL lock_timeout = '200ms'")
+            entries.do_submit_request(user, other, body, NOW)
+            do_add_user("al", "steward", None, "pw-for-tests-only-7")
+    except OperationalError as waited:  # "canceling statement due to lock timeout"
+        pytest.fail(f"a write to another match waited for a lock: {waited}")
+    finally:
+        done.set()
+        holder.join()
+    assert m.Request.objects.filter(match__key=other).count() > 0
+    from pitchpass.web.persistence.audit import verify
+
+    verified = verify()
+    assert (verified.broken, verified.cut, verified.added) == (None, False, None)

@@ -471,14 +471,14 @@ def test_a_submission_checked_before_a_load_moved_the_match_is_checked_again(
 
     from pitchpass.web.services import entries
 
-    taken = entries.claim
+    taken = entries.lock_match
 
     def edited_in_between(match: m.Match) -> m.Match:
         m.Match.objects.filter(key=MATCH).update(kickoff=datetime(2000, 1, 1, tzinfo=UTC))
         store.frames_changed()
         return taken(match)
 
-    monkeypatch.setattr(entries, "claim", edited_in_between)
+    monkeypatch.setattr(entries, "lock_match", edited_in_between)
     before = m.Match.objects.values_list("version", flat=True).get(key=MATCH)
     requests = m.Request.objects.count()
     sent = post(api["bt"], "/requests", {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1})
@@ -532,9 +532,8 @@ def test_a_list_read_again_is_kept_until_the_match_changes(api) -> None:
 
 
 def test_a_load_after_a_submission_is_seen_by_the_next_one(api) -> None:
-    """Submissions read the match's row once every few seconds (access.match_to_submit_to);
-    a load or an admin's edit since (kick-off moved to the past) is seen by the very next
-    submission all the same: the lock shows the frame moved, and it is checked again."""
+    """A load or an admin's edit since the last submission (kick-off moved to the past)
+    is seen by the very next one."""
     from datetime import UTC, datetime
 
     body = {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1}
@@ -542,7 +541,7 @@ def test_a_load_after_a_submission_is_seen_by_the_next_one(api) -> None:
     m.Match.objects.filter(key=MATCH).update(kickoff=datetime(2000, 1, 1, tzinfo=UTC))
     store.frames_changed()
     requests = m.Request.objects.count()
-    for wanted in ({"id": "after"}, {}):  # its id given (one trip on PostgreSQL), or not
+    for wanted in ({"id": "after"}, {}):  # its id given, or not
         sent = post(api["bt"], "/requests", {**body, **wanted})
         assert sent.status_code == 409 and sent.json()["code"] == "deadline-passed"
     assert m.Request.objects.count() == requests

@@ -5,10 +5,7 @@ database can store (ids, text).
 
 from __future__ import annotations
 
-import json
 from typing import Any
-
-from django.db import connection
 
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.limits import ID_LENGTH, TEXT_LENGTH
@@ -22,35 +19,6 @@ def lock_match(match: m.Match) -> m.Match:
     comes along (read, not locked)."""
     rows = m.Match.objects.select_related("competition").select_for_update(of=("self",))
     return rows.get(pk=match.pk)
-
-
-def claim(match: m.Match) -> m.Match:
-    """`lock_match` and `changed` in one statement (UPDATE ... RETURNING, SQLite 3.35+ and
-    PostgreSQL): the match row locked until the transaction ends and its version moved on;
-    `match` gets the row's version, frame and kinds of web change as they are now (what
-    was read of it before the lock may be older). What a submission waits for: one round
-    trip, not two."""
-    with connection.cursor() as cursor:
-        cursor.execute(*claim_statement(match))
-        claimed(match, cursor.fetchone())
-    return match
-
-
-def claim_statement(match: m.Match) -> tuple[str, list[Any]]:
-    table = connection.ops.quote_name(m.Match._meta.db_table)
-    return (
-        f"UPDATE {table} SET version = version + 1 WHERE id = %s"
-        " RETURNING version, frame, web_changes",
-        [match.pk],
-    )
-
-
-def claimed(match: m.Match, found: Any) -> None:
-    """`match` as `claim_statement` returned it (`found`: its row, None if none)."""
-    if found is None:
-        raise m.Match.DoesNotExist(f"no match {match.key!r}")  # deleted since it was read
-    match.version, match.frame, kinds = found
-    match.web_changes = json.loads(kinds) if isinstance(kinds, str) else kinds
 
 
 def changed(match: m.Match) -> None:

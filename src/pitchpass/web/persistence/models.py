@@ -343,10 +343,12 @@ class AuditQuerySet(models.QuerySet["AuditEntry"]):
 class AuditEntry(models.Model):
     """Every change: who, when, what, and the state before and after. Append-only (here,
     and by a trigger on PostgreSQL), each entry sealed with the digest of the one before
-    (services.audit_chain): `pitchpass audit verify` finds the first entry edited,
+    in its chain (persistence/audit.py): `pitchpass audit verify` finds the first entry edited,
     removed or reordered. Its user and match are kept by id and name, even once deleted
     (no cascade ever touches the audit)."""
 
+    # The chain it is sealed in (audit.chain_of): "match:<its match's row>", else "site".
+    chain = models.CharField(max_length=40, default="site", db_index=True)
     when = models.DateTimeField()
     user = models.ForeignKey(
         "auth.User",
@@ -389,10 +391,11 @@ class AuditEntry(models.Model):
 
 
 class AuditHead(models.Model):
-    """The digest of the newest audit entry (one row): taken with the lock by each new
-    entry, so that entries are chained one after another, and so that removing the newest
-    ones is seen too."""
+    """The digest of the newest audit entry of a chain and how many it holds (a row per
+    chain): taken with the lock by each new entry of the chain, so that its entries are
+    chained one after another, and so that removing the newest ones is seen too."""
 
+    chain = models.CharField(max_length=40, unique=True, default="site")
     digest = models.CharField(max_length=64, blank=True, default="")
     entries = models.PositiveBigIntegerField(default=0)
 

@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F, ProtectedError, Q, QuerySet
+from django.db.models import F, Max, ProtectedError, Q, QuerySet
 
 from pitchpass.core import (
     Problem,
@@ -34,7 +34,7 @@ from pitchpass.core.codes import ReasonCode, Status
 from pitchpass.core.model import DEFAULT_PHASES, MatchDay, Phase, Request
 from pitchpass.web.limits import ID_LENGTH, NAME_LENGTH, RULE_LENGTH, TIER_LENGTH
 from pitchpass.web.persistence import models as m
-from pitchpass.web.persistence import passes, rows
+from pitchpass.web.persistence import passes
 from pitchpass.web.persistence.audit import COMMAND_LINE, audit
 
 
@@ -912,18 +912,10 @@ def no_show_bar(competition: m.Competition) -> dict[tuple[str, str], int]:
 
 
 def add_request(row: m.Request) -> None:
-    """Insert a new request after the match's last (its position read in the INSERT
-    itself: under the match lock, a statement's own snapshot sees every request committed
-    before it). One statement, nothing compiled (rows.insert)."""
-    rows.insert(row, {"position": next_position(row.match_id)})
-
-
-def next_position(match_pk: int) -> tuple[str, list[Any]]:
-    """SQL for the place after the match's last request, and its parameters."""
-    table, match, position = (
-        rows.quoted(m.Request), rows.quoted(m.Request, "match"), rows.quoted(m.Request, "position")
-    )  # fmt: skip
-    return f"SELECT COALESCE(MAX({position}), 0) + 1 FROM {table} WHERE {match} = %s", [match_pk]
+    """Insert a new request after the match's last (the caller holds the match lock)."""
+    last = m.Request.objects.filter(match_id=row.match_id).aggregate(last=Max("position"))
+    row.position = (last["last"] or 0) + 1
+    row.save(force_insert=True)
 
 
 def request_rows(match: m.Match) -> QuerySet[m.Request]:

@@ -4,16 +4,12 @@ another organisation's requests, or even that they exist.
 
 from __future__ import annotations
 
-import copy
-import threading
-import time
-
 from django.contrib.auth.models import User
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from pitchpass.core.policy import occupant_club
 from pitchpass.web.errors import ErrorCode, ServiceError
-from pitchpass.web.persistence import changes, lookups
+from pitchpass.web.persistence import changes
 from pitchpass.web.persistence import models as m
 from pitchpass.web.services.snapshot import once, remembered, requests_of
 
@@ -70,52 +66,11 @@ def check_match_of(who: m.Profile, match_key: str, door: bool = False) -> m.Matc
 
 def check_match_row(user: User, match_key: str, competition: bool = False) -> m.Match:
     """`check_match`, the match's own row (its venue and clubs read if used), with its
-    `competition` (deadline, policy) if asked: what the API needs at every call (a list
-    kept by the match's version, a submission), read in one statement with nothing
-    compiled (persistence/lookups.py)."""
+    `competition` (deadline, policy) if asked: what the API needs at every call."""
     who = profile(user)
-    found = lookups.match_by_key(match_key, competition)
+    rows = m.Match.objects.all()
+    found = _one(rows.select_related("competition") if competition else rows, match_key)
     return _found(found if found is not None and sees(who, found) else None, match_key)
-
-
-# A match's row and competition as read for a submission, kept in this process a few
-# seconds by its key: a submission is checked against it before the lock, and the lock
-# shows whether it was current (its frame; store.frames_changed moves every match's on
-# a load or an admin's edit), else the submission is checked again under it.
-_SUBMITTED_TO: dict[str, tuple[float, m.Match]] = {}
-_SUBMITTED_LOCK = threading.Lock()
-KEPT_ROW_SECONDS = 5.0
-
-
-def match_to_submit_to(user: User, match_key: str) -> tuple[m.Match, bool]:
-    """`check_match_row` with its competition, as a submission needs it, and whether it
-    was read just now: the row read in the last KEPT_ROW_SECONDS if there is one (a copy:
-    the submission may move its version on), so that a rush of submissions reads it once,
-    not each. What the match lock confirms may be taken from it (its frame); a refusal is
-    told only as the row read again says it (entries.do_submit_request)."""
-    who, now = profile(user), time.monotonic()
-    with _SUBMITTED_LOCK:
-        found = _SUBMITTED_TO.get(match_key)
-    # Read again when old, or when not to be seen (a 404 told as the row now says it).
-    if found is not None and now - found[0] <= KEPT_ROW_SECONDS and sees(who, found[1]):
-        return copy.copy(found[1]), False
-    row = lookups.match_by_key(match_key, True)
-    if row is not None:
-        with _SUBMITTED_LOCK:
-            _SUBMITTED_TO[match_key] = (now, row)
-            if len(_SUBMITTED_TO) > 256:
-                _SUBMITTED_TO.pop(next(iter(_SUBMITTED_TO)))
-        row = copy.copy(row)
-    return _found(row if row is not None and sees(who, row) else None, match_key), True
-
-
-def forget_rows(match_key: str | None = None) -> None:
-    """What match_to_submit_to keeps: of one match, or of all."""
-    with _SUBMITTED_LOCK:
-        if match_key is None:
-            _SUBMITTED_TO.clear()
-        else:
-            _SUBMITTED_TO.pop(match_key, None)
 
 
 def _one(rows: QuerySet[m.Match], match_key: str) -> m.Match | None:

@@ -24,13 +24,12 @@ from pitchpass.core.problems import Problem
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.limits import ID_LENGTH
 from pitchpass.web.persistence import models as m
-from pitchpass.web.persistence import store, submission
-from pitchpass.web.persistence.audit import audit, new_entry
+from pitchpass.web.persistence import store
+from pitchpass.web.persistence.audit import audit
 from pitchpass.web.persistence.changes import (
     changed,
     check_id,
     check_text,
-    claim,
     lock_match,
     recorded,
     stored_invalid,
@@ -103,42 +102,12 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
     """Add a request (media: for their own organisation; admin: for `by`); the core checks
     it against the match as stored. What needs no lock is done before the match is locked:
     the request is checked against the match's frame (moved on only by a load or an
-    admin's edit; checked again under the lock if it moved meanwhile). Under the lock: the
-    version moved on, the row inserted (the id's uniqueness is the database's: a clash is
-    a 409), the audit entry; in one round trip on PostgreSQL (_in_one_trip), else one
-    statement each. Submissions to one match in a rush wait for each other that long, not
-    for the checks, and read the match's row once every few seconds (the lock shows
-    whether it was current: access.match_to_submit_to)."""
+    admin's edit; checked again under the lock if it moved meanwhile). Holding the match's
+    lock (changes.lock_match): the version moved on, the row inserted after the match's
+    last (the id's uniqueness is the database's: a clash is a 409), its consent, the audit
+    entry in the match's chain, the consent notice. The request's id."""
     check_text(body)
-    match, fresh = access.match_to_submit_to(user, match_key)
-    try:
-        try:
-            return _submit(user, match, body, now)
-        except ServiceError as refused:
-            if fresh or refused.code not in _BY_THE_MATCH:
-                raise
-        except m.Match.DoesNotExist:
-            if fresh:
-                raise
-        # Refused by the row as kept (nothing is written when a submission is refused):
-        # told only what the row as it is now says (a zone renamed since, say).
-        access.forget_rows(match_key)
-        return _submit(user, access.check_match_row(user, match_key, True), body, now)
-    except m.Match.DoesNotExist:  # removed since it was read
-        raise ServiceError(ErrorCode.NOT_FOUND, f'no match "{match_key}"', "match") from None
-
-
-# The refusals that depend on the match as read (its frame, kick-off, deadline, being
-# there at all), not on the call alone.
-_BY_THE_MATCH = (
-    ErrorCode.INVALID,
-    ErrorCode.DEADLINE_PASSED,
-    ErrorCode.CONFLICT,
-    ErrorCode.NOT_FOUND,
-)
-
-
-def _submit(user: User, match: m.Match, body: dict[str, Any], now: datetime) -> str:
+    match = access.check_match_row(user, match_key, True)
     who = access.profile(user)
     admin = who.role == "admin"
     by = _requester(who, body)
@@ -153,15 +122,15 @@ def _submit(user: User, match: m.Match, body: dict[str, Any], now: datetime) -> 
     _check_submission(match, entry, now)
     requester = _organisation(who, by)
     try:
-        if not _in_one_trip(user, match, entry, requester, now, bool(wanted)):
-            request_id = _write_submission(user, match, entry, requester, now, wanted, admin)
+        return _write_submission(user, match, entry, requester, now, wanted, admin)
     except IntegrityError as error:
         if not _id_taken(error):
             raise
         # Told after the lock has gone: the request that held the id may be withdrawn by
         # now, and is then told of as it was.
         raise _clash(match, entry["id"], by, wanted, admin) from None
-    return request_id
+    except m.Match.DoesNotExist:  # removed since it was read
+        raise ServiceError(ErrorCode.NOT_FOUND, f'no match "{match_key}"', "match") from None
 
 
 def _new_row(
@@ -181,38 +150,6 @@ def _new_row(
     )
 
 
-def _in_one_trip(
-    user: User,
-    match: m.Match,
-    entry: dict[str, Any],
-    requester: m.Organisation,
-    now: datetime,
-    wanted: bool,
-) -> bool:
-    """The request and its audit entry written in one round trip under the lock
-    (persistence/submission.py) when nothing has to be read under it: PostgreSQL, its id
-    chosen (no first free number to find), no consent to record, and, as the lock shows,
-    the match's frame as checked and "submit" among its kinds of web change already.
-    False: to be written step by step (nothing was)."""
-    if not (submission.possible() and wanted and not entry.get("consent")):
-        return False
-    if _club_asked(match, entry) is not None:  # a notice to write too: step by step
-        return False
-    row = _new_row(match, entry, requester, now)
-    after = store.request_json(match.key, row, [], entry["zone"])
-    written = new_entry(user, "submit", match, entry["id"], None, after)
-    try:
-        with transaction.atomic():
-            submission.write(match, match.frame, row, written)
-    except submission.NotInOneTrip:  # rolled back: a load or an admin's edit, say
-        return False
-    except IntegrityError as error:
-        if _id_taken(error):
-            raise
-        return False  # a zone removed by an edit since the check, say: told step by step
-    return True
-
-
 def _write_submission(
     user: User,
     match: m.Match,
@@ -222,15 +159,14 @@ def _write_submission(
     wanted: Any,
     admin: bool,
 ) -> str:
-    """The request and its audit entry written one statement after another, under the
-    lock: the version moved on, the row inserted (the id's uniqueness is the database's:
-    a clash is a 409), its consent, the audit entry. The request's id."""
+    """The request and its audit entry written holding the match's lock. The request's
+    id."""
     with transaction.atomic():
         frame = match.frame
-        claim(match)
+        match = lock_match(match)
         if match.frame != frame:  # a load or an admin's edit since the check
-            match = lock_match(match)
             _check_submission(match, entry, now)
+        changed(match)
         if not wanted:  # the first free number, now that no one else can take it
             entry["id"] = check_id(_request_id(match, entry["by"], wanted, admin))
         row = _new_row(match, entry, requester, now)
