@@ -20,15 +20,6 @@ def _fast_passwords(settings: pytest.FixtureRequest) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _nothing_kept_from_another_test() -> None:
-    """What the room hint keeps across requests is keyed by match and version; each test
-    rolls its database back, so the next may reuse both for another match."""
-    from pitchpass.web.services import snapshot
-
-    snapshot.forget()
-
-
-@pytest.fixture(autouse=True)
 def _rates_for_tests(settings: pytest.FixtureRequest) -> None:
     """The API's rates (http/throttles.py) are far above what a test sends, and counted
     afresh in each test; tests/web/test_throttles.py sets them low."""

@@ -49,26 +49,50 @@ def test_the_board_takes_as_many_queries_for_500_requests_as_for_50() -> None:
     assert officer <= 24 and media <= 24, counts
 
 
-def test_the_room_hint_decides_a_match_once_per_version_not_at_every_keystroke() -> None:
-    """The hint is asked as the form is filled in. Its places are kept by match version
-    (services.snapshot.lasting): asked again, nothing is exported or decided, whatever
-    the size of the match; a change to the match (a new version) is seen at once."""
-    store.load(big_match(500), replace=True)
-    do_add_user("officer", "officer", "man-united", "pw-for-tests-only-7")
-    client = Client()
-    client.force_login(User.objects.get(username="officer"))
+def test_the_room_hint_takes_as_many_queries_for_500_requests_as_for_50() -> None:
+    """The hint is asked as the form is filled in: it reads its match once and decides
+    it once, whatever its size (benchmarks/room_hint.py measures its time)."""
     asked = {"zone": "tunnel", "phases": ["post-match"], "crew": "1"}
-
-    def hint() -> tuple[int, str]:
+    counts, said = [], []
+    for size in (50, 500):
+        store.load(big_match(size), replace=True)
+        if not User.objects.filter(username="officer").exists():
+            do_add_user("officer", "officer", "man-united", "pw-for-tests-only-7")
+        client = Client()
+        client.force_login(User.objects.get(username="officer"))
         with CaptureQueriesContext(connection) as queries:
             answer = client.get(f"/matches/{MATCH}/room/", asked)
         assert answer.status_code == 200
-        return len(queries.captured_queries), answer.content.decode()
+        counts.append(len(queries.captured_queries))
+        said.append(answer.content.decode())
+    assert counts[0] == counts[1], counts
+    assert all("tunnel" in text.lower() for text in said)
 
-    first, said = hint()
-    again, said_again = hint()
-    assert said_again == said and again < first, (first, again)
-    # Session, user, profile, match, run, the match's requests, the zone's name: no export.
-    assert again <= 10, again
-    # A request sent (a new version) is counted at once (tested with a rival's request in
-    # test_page_actions: test_a_rivals_unpublished_requests_never_move_a_producers_hint).
+
+def test_the_room_hint_asked_again_is_read_back_from_the_cache_until_the_match_changes(
+    monkeypatch,
+) -> None:
+    """Asked again for the same version of the match, the hint's places are read back
+    from Django's cache (decisions._kept_places), not decided again; a request sent moves
+    the version on, and the next ask works them out afresh."""
+    from datetime import UTC, datetime
+
+    from pitchpass.web.services import entries
+
+    store.load(big_match(50), replace=True)
+    do_add_user("officer", "officer", "man-united", "pw-for-tests-only-7")
+    do_add_user("tv", "media", "tv-01", "pw-for-tests-only-7")
+    client = Client()
+    client.force_login(User.objects.get(username="officer"))
+    asked = {"zone": "tunnel", "phases": ["post-match"], "crew": "1"}
+    worked: list[int] = []
+    real = decisions._places
+    monkeypatch.setattr(decisions, "_places", lambda *a: worked.append(1) or real(*a))
+    first = client.get(f"/matches/{MATCH}/room/", asked).content
+    again = client.get(f"/matches/{MATCH}/room/", asked).content
+    assert again == first and len(worked) == 1
+    body = {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1}
+    now = datetime(2099, 1, 1, tzinfo=UTC)
+    entries.do_submit_request(User.objects.get(username="tv"), MATCH, body, now)
+    client.get(f"/matches/{MATCH}/room/", asked)
+    assert len(worked) == 2

@@ -7,11 +7,13 @@ match first (changes.py).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -60,7 +62,7 @@ from pitchpass.web.services import access, doors, notices, times, waitlist
 from pitchpass.web.services.access import check_manages, managed
 from pitchpass.web.services.snapshot import (
     document_of,
-    lasting,
+    frame_of,
     once,
     requests_of,
     scenario_from,
@@ -608,14 +610,13 @@ def room(
     footprint and closed zones, cell by cell. Nothing for a zone the venue lacks. For
     those who manage the match (room_seen)."""
 
-    def places() -> tuple[Any, dict[Any, int], dict[Any, int]]:
+    def places() -> Places:
         scenario, overridden = _as_it_stands(match, leaving_out)
         return _places(scenario, overridden.result, match.key)
 
     run = latest_run(match)  # its overrides count: a decide or an override moves no version
-    key: tuple[Any, ...] = ("room", match.pk, match.version, run.pk if run else 0, "all")
-    key += (leaving_out, *_moved_elsewhere(match), tuple(waitlist.offered(match)))
-    return _room_of(lasting(key, places), zone, phases, crew)
+    key = ("all", run.pk if run else 0, leaving_out, tuple(waitlist.offered(match)))
+    return _room_of(_kept_places(match, key, places), zone, phases, crew)
 
 
 def room_seen(
@@ -634,26 +635,38 @@ def room_seen(
         return room(match, zone, phases, crew, leaving_out), True
     seen = {r.key for r in access.seen_list(user, match)} - {leaving_out or ""}
 
-    def places() -> tuple[Any, dict[Any, int], dict[Any, int]]:
+    def places() -> Places:
         scenario = _as_published(match)
         kept = tuple(r for r in scenario.requests if r.locked or r.id in seen)
         only = dataclasses.replace(scenario, requests=kept)
         return _places(only, decide_match(only, match.key), match.key)
 
-    key: tuple[Any, ...] = ("room", match.pk, match.version, tuple(sorted(seen)), leaving_out)
-    key += _moved_elsewhere(match)
-    return _room_of(lasting(key, places), zone, phases, crew), False
+    key = ("seen", tuple(sorted(seen)), leaving_out)
+    return _room_of(_kept_places(match, key, places), zone, phases, crew), False
 
 
-def _moved_elsewhere(match: m.Match) -> tuple[Any, ...]:
-    """What a decide of the match depends on that moves no version of it: the no-show bar
-    (a no-show, a withdrawal or a change at another match of the competition)."""
-    return tuple(sorted(store.no_show_bar_of(match).items()))
+Places = tuple[Any, dict[Any, int], dict[Any, int]]  # a venue, places used, capacities
+ROOM_SECONDS = 3600  # how long the places of a match's version are kept in the cache
 
 
-def _places(
-    scenario: Scenario, result: Any, match_key: str
-) -> tuple[Any, dict[Any, int], dict[Any, int]]:
+def _kept_places(match: m.Match, asked: tuple[Any, ...], work: Callable[[], Places]) -> Places:
+    """The room hint's places, kept in Django's cache under a key that names the match's
+    version and everything else they depend on (`asked`, and the competition's no-show
+    bar: a no-show or a change at another match moves no version of this one). The hint
+    is asked as a form is filled in, and deciding a match of 500 requests takes most of a
+    second (benchmarks/RESULTS-room-hint.md): asked again for the same version, it is read
+    back, not decided again."""
+    bar = tuple(sorted(store.no_show_bar_of(match).items()))
+    named = repr((match.pk, match.version, asked, bar)).encode()
+    key = f"pitchpass-room:{match.pk}:{match.version}:{hashlib.sha256(named).hexdigest()}"
+    found = cache.get(key)
+    if found is None:
+        found = work()
+        cache.set(key, found, ROOM_SECONDS)
+    return found  # type: ignore[no-any-return]
+
+
+def _places(scenario: Scenario, result: Any, match_key: str) -> Places:
     """What the room hint needs of a decided match: its venue, places used, capacities."""
     venue = scenario.venue(scenario.match(match_key).venue)
     used = {(u.zone, u.phase): u.used for u in result.usage}
@@ -661,9 +674,7 @@ def _places(
     return venue, used, capacity
 
 
-def _room_of(
-    places: tuple[Any, dict[Any, int], dict[Any, int]], zone: str, phases: list[str], crew: int
-) -> list[Room]:
+def _room_of(places: Places, zone: str, phases: list[str], crew: int) -> list[Room]:
     venue, used, capacity = places
     if zone not in {z.id for z in venue.zones}:
         return []
@@ -673,20 +684,9 @@ def _room_of(
 def consent_needed(match: m.Match, zone: str, by: str | None) -> str | None:
     """What the core would refuse a request of `by` (None: someone else's) in `zone` for,
     as to consent: a club's own room without that club's consent (policy.ineligibility,
-    on a request as yet without consent). None: no consent is needed there. Kept across
-    requests by match version and the names the sentence uses (a rename moves no
-    version)."""
-    names = (
-        match.home.name,
-        match.away.name,
-        *match.venue.zones.filter(key=zone).values_list("name", flat=True),
-    )
-    key = ("consent", match.pk, match.version, zone, by, names)
-    return lasting(key, lambda: _consent_needed(match, zone, by))
-
-
-def _consent_needed(match: m.Match, zone: str, by: str | None) -> str | None:
-    scenario = scenario_of(match)
+    on a request as yet without consent). None: no consent is needed there. Asked of the
+    match's frame: its requests play no part."""
+    scenario = frame_of(match)
     core_match = scenario.match(match.key)
     venue = scenario.venue(core_match.venue)
     if zone not in {z.id for z in venue.zones}:

@@ -6,7 +6,6 @@ match at once are serialised and no zone is ever over-booked. Deciding is decisi
 
 from __future__ import annotations
 
-import copy
 import re
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -14,7 +13,7 @@ from typing import Any, NamedTuple
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
-from pitchpass.core import Frame, Scenario, check_document, check_request, read_frame
+from pitchpass.core import Scenario, check_document, check_request, read_frame
 from pitchpass.core.coverage import phase_at
 from pitchpass.core.fields import MAX_DEADLINE, parse_duration
 from pitchpass.core.minutes import NotAMinute, clock_minute, football_minute
@@ -36,7 +35,7 @@ from pitchpass.web.persistence.changes import (
 )
 from pitchpass.web.services import access, decisions, notices, waitlist
 from pitchpass.web.services.access import check_manages
-from pitchpass.web.services.snapshot import lasting, plan_of, scenario_of
+from pitchpass.web.services.snapshot import plan_of, scenario_of
 
 REQUEST_FIELDS = ("id", "zone", "phases", "crew", "cameras", "consent")
 
@@ -58,21 +57,9 @@ def matches_for(user: User) -> list[dict[str, Any]]:
 
 
 def requests_for(user: User, match_key: str) -> list[dict[str, Any]]:
-    """The match's requests the user may see, in docs/contract.md's shape. Kept across calls
-    by the match's version and frame and by whose view it is (role, organisation, whether
-    they manage the match): every change to a request moves the version on, and a load or
-    an admin's edit the frame, so a kept list is never older than the match it is read
-    with. A broadcaster's system polling its list costs two small queries (the token, the
-    match's row), not three."""
-    row = access.check_match_row(user, match_key)
-    who = access.profile(user)
-    view = (who.role, who.organisation_id, access.manages(user, row))
-
-    def read() -> list[dict[str, Any]]:
-        match = access.check_match(user, match_key)  # with its clubs (an officer's view)
-        return store.requests_json(access.visible_requests(user, match))
-
-    return lasting(("requests", row.pk, row.version, row.frame, view), read)
+    """The match's requests the user may see, in docs/contract.md's shape."""
+    match = access.check_match(user, match_key)
+    return store.requests_json(access.visible_requests(user, match))
 
 
 def closes_at(match: m.Match) -> datetime | None:
@@ -289,11 +276,11 @@ def _check_with_core(match: m.Match, entry: dict[str, Any]) -> None:
     """The new request must be valid in the match as stored; its problems are reported
     with the first one's field as the path. The core checks the request on its own
     against the match's frame (its competition, policy, phases, venue and
-    organisations), read once per frame version (core.read_frame): the other requests
+    organisations, as core.read_frame reads them): the other requests
     play no part (its id is checked here; it is never locked, so it takes no part in the
     check that locked grants fit), and are not exported (the match's size would otherwise
     be the cost of every submission)."""
-    frame = _kept_frame(match)[2]
+    frame = read_frame(_frame(match))
     named = {entry["by"], *entry.get("consent", [])} - set(frame.org_ids)
     extra = m.Organisation.objects.filter(key__in=named).values_list("key", flat=True)
     problems = check_request(frame, entry, list(extra) if named else [])
@@ -304,25 +291,14 @@ def _check_with_core(match: m.Match, entry: dict[str, Any]) -> None:
 
 
 def _frame(match: m.Match) -> dict[str, Any]:
-    """The match exported without its requests and incidents, kept by its frame version
-    (moved on by a load or an admin's edit, never by a request): a copy to change."""
-    return copy.deepcopy(_kept_frame(match)[0])
+    """The match exported without its requests and incidents: what a new one is checked
+    against."""
+    return store.export(match.key, False)
 
 
 def _zone_ids(match: m.Match) -> dict[str, int]:
-    """The match's zones by id (their rows' keys), kept with its frame."""
-    return _kept_frame(match)[1]
-
-
-def _kept_frame(match: m.Match) -> tuple[dict[str, Any], dict[str, int], Frame]:
-    """The frame as exported, its zones' rows, and as the core reads it."""
-
-    def work() -> tuple[dict[str, Any], dict[str, int], Frame]:
-        zones = m.Zone.objects.filter(venue_id=match.venue_id).values_list("key", "pk")
-        document = store.export(match.key, False)
-        return document, dict(zones), read_frame(document)
-
-    return lasting(("frame", match.pk, match.frame), work)
+    """The match's zones by id (their rows' keys)."""
+    return dict(m.Zone.objects.filter(venue_id=match.venue_id).values_list("key", "pk"))
 
 
 def _check_entry(document: dict[str, Any], section: str, entry: dict[str, Any]) -> Scenario:

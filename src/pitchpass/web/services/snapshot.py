@@ -7,8 +7,6 @@ organisation renamed moves no version) nor while writing.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -76,6 +74,13 @@ def scenario_of(match: m.Match) -> Scenario:
     return once("scenario", match, lambda: scenario_from(match, document_of(match)))
 
 
+def frame_of(match: m.Match) -> Scenario:
+    """The match's frame as the core reads it: its competition, policy, phases, venue and
+    organisations, without its requests or incidents (what a rule about the match, not
+    about its requests, needs: the consent a zone asks for, say)."""
+    return once("frame", match, lambda: scenario_from(match, store.export(match.key, False)))
+
+
 def scenario_at(match: m.Match, now: datetime) -> Scenario:
     """`scenario_of` with the match day's record as it stands at `now` (a service given
     its clock: an offer open at `now` holds its places); never kept."""
@@ -103,34 +108,3 @@ def plan_of(match: m.Match) -> tuple[Phase, ...]:
     if read is not None:  # the page has read the whole match already
         return tuple(Phase(p["id"], p["start"], p["end"]) for p in read["phases"]) or DEFAULT_PHASES
     return once("plan", match, lambda: store.plan_of(match))
-
-
-# Across requests, in this process: the room hint's decided places, by match, version and
-# whose view (nothing else that the hint shows can change without the version moving on:
-# a request, a consent, a publish, an admin's edit of a zone or a capacity all move it).
-# The hint is asked at every keystroke; deciding a 3,000-request match takes a second.
-_LASTING: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
-_LASTING_LOCK = threading.Lock()
-LASTING_SIZE = 64
-
-
-def lasting(key: tuple[Any, ...], work: Callable[[], T]) -> T:
-    """`work()`, kept for later requests under `key` (which must name the match's version
-    and everything else the answer depends on); the least recently used go first."""
-    with _LASTING_LOCK:
-        if key in _LASTING:
-            _LASTING.move_to_end(key)
-            found: T = _LASTING[key]
-            return found
-    done = work()  # outside the lock: two threads may both work it out, once each
-    with _LASTING_LOCK:
-        _LASTING[key] = done
-        while len(_LASTING) > LASTING_SIZE:
-            _LASTING.popitem(last=False)
-    return done
-
-
-def forget() -> None:
-    """Drop what `lasting` keeps (a database rolled back or restored under this process)."""
-    with _LASTING_LOCK:
-        _LASTING.clear()
