@@ -1,6 +1,8 @@
 """One home for every limit and rule (issue 28, sections 2 and 6): each name below is
 defined once in the source, and read from there everywhere else. A second definition
-(`ID_LENGTH = 100` written again in a form, a direction list in a service) fails here."""
+(`ID_LENGTH = 100` written again in a form, a direction list in a service, a function of
+a rule's name in the web layer) fails here, and so does the deadline worked out again
+(`kickoff - deadline` anywhere but its home)."""
 
 from __future__ import annotations
 
@@ -24,6 +26,23 @@ HOMES = {
     "CODE_MAX": "web/services/doors.py",
     "KEY_MAX": "web/services/doors.py",
     "ALPHABET": "web/persistence/passes.py",
+}
+
+
+# The rules that decide, each a core function the web layer calls: rule -> (function,
+# its home). docs/index.md says where each lives.
+RULES = {
+    "when requests close (the deadline)": ("closes_at", "core/policy.py"),
+    "a competition's deadline as written, or the default": ("deadline_of", "core/policy.py"),
+    "what rules a request out before places (consent, closed zones, late)": (
+        "ineligibility",
+        "core/policy.py",
+    ),
+    "whose room a zone is (the club whose consent it needs)": ("occupant_club", "core/policy.py"),
+    "a dressing room needs its club's consent": ("needs_consent", "core/policy.py"),
+    "a zone's places in a phase": ("places_in", "core/places.py"),
+    "door admission": ("check", "core/doors.py"),
+    "which passes a door's list lets in": ("lets_in", "core/doors.py"),
 }
 
 
@@ -55,3 +74,37 @@ DEFINED = _defined()
 @pytest.mark.parametrize("name", sorted(HOMES))
 def test_each_limit_and_rule_is_defined_once_in_its_home(name: str) -> None:
     assert DEFINED.get(name) == [HOMES[name]], (name, DEFINED.get(name))
+
+
+def _functions() -> dict[str, list[str]]:
+    """Each function defined in the source (at any depth), and where."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(SOURCE.rglob("*.py")):
+        if "migrations" in path.parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                found.setdefault(node.name, []).append(str(path.relative_to(SOURCE)))
+    return found
+
+
+FUNCTIONS = _functions()
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_each_rule_is_one_core_function(rule: str) -> None:
+    name, home = RULES[rule]
+    assert FUNCTIONS.get(name) == [home], (rule, FUNCTIONS.get(name))
+
+
+def test_the_deadline_is_worked_out_in_its_home_only() -> None:
+    """`kickoff - deadline` (whatever the names around it) appears in core/policy.py
+    alone: everyone else asks closes_at."""
+    found = []
+    for path in sorted(SOURCE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
+                left, right = ast.unparse(node.left).lower(), ast.unparse(node.right).lower()
+                if "kickoff" in left and "deadline" in right:
+                    found.append(str(path.relative_to(SOURCE)))
+    assert found == ["core/policy.py"], found

@@ -961,12 +961,12 @@ def test_no_deadline_set_is_the_cores_default(site) -> None:
     match = m.Match.objects.get(key=MATCH)
     m.Competition.objects.update(deadline="")
     match.refresh_from_db()
-    assert entries.closes_at(match) == match.kickoff - timedelta(days=5)
+    assert entries.requests_close(match) == match.kickoff - timedelta(days=5)
     assert "deadline" not in store.export(MATCH)["policy"]  # the core's default, too
     assert signed_in("documentary").get(BOARD).status_code == 200
     m.Competition.objects.update(deadline="0m")
     match.refresh_from_db()
-    assert entries.closes_at(match) == match.kickoff
+    assert entries.requests_close(match) == match.kickoff
 
 
 def test_the_board_says_what_a_decide_drops_and_offers_publish_only_when_it_can_work(

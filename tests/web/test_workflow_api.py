@@ -487,11 +487,11 @@ def test_a_submission_checked_before_a_load_moved_the_match_is_checked_again(
     assert m.Match.objects.values_list("version", flat=True).get(key=MATCH) == before
 
 
-def test_a_list_read_again_shows_every_change_at_once(api) -> None:
-    """A broadcaster's list costs the same few queries however often it is asked (the
-    token, the match, its requests and their consents), and anything that changes a
-    request it shows (a submission, a consent, a publish, a withdrawal) or the match's
-    frame (an admin's edit of a zone) is in the very next answer."""
+def test_a_list_read_again_is_read_back_until_the_match_changes(api) -> None:
+    """A broadcaster's list, asked again, is read back from Django's cache: the token and
+    the match's own row are read (its version, its frame), not the requests; anything
+    that changes a request it shows (a submission, a consent, a publish, a withdrawal)
+    or the match's frame (an admin's edit of a zone) is in the very next answer."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -501,10 +501,13 @@ def test_a_list_read_again_shows_every_change_at_once(api) -> None:
         assert answer.status_code == 200
         return answer.json(), len(queries.captured_queries)
 
+    from django.core.cache import cache
+
     listed(api["docs"])  # the token's first use is written down (its last use)
+    cache.clear()
     first, cold = listed(api["docs"])
     again, warm = listed(api["docs"])
-    assert again == first and warm == cold <= 5, (cold, warm)
+    assert again == first and warm == 2 < cold, (cold, warm)  # the token; the match's row
     body = {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1}
     sent = post(api["docs"], "/requests", body)
     new_id = sent.json()["id"]

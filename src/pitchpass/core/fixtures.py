@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from pitchpass.core.fixture_files import Fixture
+from pitchpass.core.policy import closes_at
 from pitchpass.core.problems import Problem, ScenarioInvalid, did_you_mean
 from pitchpass.core.scenario import check_document, load_document
 
@@ -265,8 +266,8 @@ def _moment(value: Any) -> datetime:
 
 def _moved(scenario: Any, before: dict[str, Any], after: dict[str, Any]) -> Moved:
     deadline = scenario.policy.deadline
-    cutoff_before = _moment(before["kickoff"]) - deadline
-    cutoff_after = _moment(after["kickoff"]) - deadline
+    cutoff_before = closes_at(_moment(before["kickoff"]), deadline)
+    cutoff_after = closes_at(_moment(after["kickoff"]), deadline)
     requests = scenario.requests_of(str(before["id"]))
     return Moved(
         str(before["id"]),

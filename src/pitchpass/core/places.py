@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from pitchpass.core.model import Phase, Request, Venue
 
@@ -20,6 +20,16 @@ def cells_of(zone_id: str, phases: Iterable[str], venue: Venue) -> tuple[Cell, .
     first, then its `via`)."""
     zones = (zone_id, *venue.zone(zone_id).via)
     return tuple((zone, phase) for phase in phases for zone in zones)
+
+
+def places_in(capacity: int | Mapping[str, int], phase: str) -> int:
+    """A zone's places in a phase, as the contract reads a zone's capacity: one number
+    for every phase, or a map by phase whose "default" counts for the phases it does not
+    name (none: 0). The one home of this rule: the reader expands a document's zones by
+    it, and the door counts a stored zone's places by it."""
+    if isinstance(capacity, Mapping):
+        return int(capacity.get(phase, capacity.get("default", 0)))
+    return int(capacity)
 
 
 def capacities(venue: Venue, plan: Iterable[Phase]) -> dict[Cell, int]:

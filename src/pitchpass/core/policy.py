@@ -1,15 +1,34 @@
-"""The policy's two questions about a request: which tier is it in, and may it be granted at all."""
+"""The policy's questions about a request: which tier is it in, may it be granted at all,
+and when requests for a match close (the deadline's one home)."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 from pitchpass.core.codes import ReasonCode
+from pitchpass.core.fields import MAX_DEADLINE, parse_duration
 from pitchpass.core.model import UNRANKED, Match, Organisation, Policy, Request, Scenario, Venue
 from pitchpass.core.places import Cell
 from pitchpass.core.reasons import Reason
+
+
+def deadline_of(text: str | None) -> timedelta | None:
+    """A competition's deadline as written (a duration such as "48h"; none written: the
+    policy's default), None if it is not one the contract takes (docs/contract.md)."""
+    deadline = parse_duration(text) if text else Policy().deadline
+    return None if deadline is None or deadline > MAX_DEADLINE else deadline
+
+
+def closes_at(kickoff: datetime, deadline: timedelta) -> datetime:
+    """When requests for a match close: its kick-off minus the deadline; the first moment
+    of the year 1 when that falls before it, which no calendar has (requests have always
+    been closed)."""
+    try:
+        return kickoff - deadline
+    except OverflowError:
+        return datetime.min.replace(tzinfo=UTC)
 
 
 def tier_of(
@@ -50,7 +69,7 @@ def ineligibility(
     if request.locked:
         return []
     reasons = []
-    cutoff = match.kickoff - policy.deadline
+    cutoff = closes_at(match.kickoff, policy.deadline)
     if request.submitted > cutoff:
         reasons.append(
             Reason(
@@ -145,3 +164,23 @@ def _duration(policy: Policy) -> str:
 def club_names(scenario: Scenario, match: Match) -> dict[str, str]:
     """The names of the match's two clubs, for the sentences of its reasons."""
     return {club: scenario.organisation(club).name for club in (match.home, match.away)}
+
+
+def needs_consent(
+    scenario: Scenario, match_id: str, zone: str, by: str, consent: Iterable[str] = ()
+) -> tuple[str, str] | None:
+    """Whether a request of `by` in `zone` of the match, with the `consent` given, would
+    be refused for want of a club's consent (a club's own room: `ineligibility`'s
+    NO_CONSENT): that club's id and the reason's sentence; None if no consent is needed
+    there, or it is given. The one home of "a dressing room needs its club's consent"
+    for those who ask before a request exists (the form's hint, the notice to the club)."""
+    match = scenario.match(match_id)
+    venue = scenario.venue(match.venue)
+    if zone not in {z.id for z in venue.zones}:
+        return None
+    asked = Request("(new)", match_id, by, zone, (), 1, match.kickoff, consent=frozenset(consent))
+    for reason in ineligibility(asked, match, venue, scenario.policy, club_names(scenario, match)):
+        if reason.code is ReasonCode.NO_CONSENT:
+            club = occupant_club(venue.zone(zone).occupant, match.home, match.away)
+            return str(club), reason.text
+    return None

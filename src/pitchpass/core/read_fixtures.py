@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pitchpass.core.fields import MAX_COUNT, UNWRITABLE, Reader
 from pitchpass.core.model import Camera, Incident, Match, Request, Venue, Zone
+from pitchpass.core.places import places_in
+from pitchpass.core.policy import closes_at
 from pitchpass.core.problems import did_you_mean
 from pitchpass.core.read_setup import unique
 
@@ -92,7 +94,7 @@ def _capacity(
         return None
     if not isinstance(value, dict):
         places = reader.integer_value(value, where, 0)
-        return None if places is None else dict.fromkeys(phase_ids, places)
+        return None if places is None else {p: places_in(places, p) for p in phase_ids}
     per_phase: dict[str, int] = {}
     for key, raw in value.items():
         key = str(key)
@@ -110,8 +112,7 @@ def _capacity(
             "a capacity map needs a default or every phase; missing: " + ", ".join(missing),
         )
         return None
-    default = per_phase.get("default", 0)
-    return {p: per_phase.get(p, default) for p in phase_ids}
+    return {p: places_in(per_phase, p) for p in phase_ids}
 
 
 def _cameras(
@@ -215,12 +216,9 @@ def _televised_by(
 
 
 def _has_deadline(kickoff: datetime, deadline: timedelta) -> bool:
-    """Kick-off minus the deadline is a date and time the calendar has."""
-    try:
-        kickoff - deadline
-    except OverflowError:
-        return False
-    return True
+    """Kick-off minus the deadline (core.policy.closes_at) is a date and time the
+    calendar has."""
+    return closes_at(kickoff, deadline) > datetime.min.replace(tzinfo=UTC)
 
 
 _REQUEST_FIELDS = (

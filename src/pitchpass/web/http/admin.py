@@ -27,12 +27,11 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from pitchpass.core import notices as notice_kinds
-from pitchpass.core.fields import parse_duration
-from pitchpass.core.model import Policy
+from pitchpass.core.policy import closes_at, deadline_of
 from pitchpass.web.persistence import models as m
 from pitchpass.web.services import accounts, admin_checks, sending
 from pitchpass.web.services.accounts import ORG_KIND
-from pitchpass.web.services.entries import closes_at
+from pitchpass.web.services.entries import requests_close
 
 
 def matches_touched(obj: Model) -> QuerySet[m.Match]:
@@ -371,10 +370,11 @@ class CompetitionAdmin(Changes):
         if "deadline" in form.changed_data:  # saved: say which matches it has just closed
             now = timezone.now()
             old = str(form.initial.get("deadline") or "")
-            was = (parse_duration(old) if old else Policy().deadline) or dt.timedelta(0)
+            was = deadline_of(old) or dt.timedelta(0)
             for match in m.Match.objects.filter(competition=form.instance, kickoff__gt=now):
-                closes = closes_at(match)
-                if closes is not None and closes < now <= match.kickoff - was:
+                closes = requests_close(match)
+                was_open = closes_at(match.kickoff, was)  # the old deadline's
+                if closes is not None and closes < now <= was_open:
                     when = closes.isoformat(sep=" ", timespec="minutes")
                     self.message_user(
                         request,

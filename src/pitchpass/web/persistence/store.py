@@ -18,7 +18,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F, Max, ProtectedError, Q, QuerySet
+from django.db.models import F, Max, ProtectedError, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 
 from pitchpass.core import (
     Problem,
@@ -912,10 +913,13 @@ def no_show_bar(competition: m.Competition) -> dict[tuple[str, str], int]:
 
 
 def add_request(row: m.Request) -> None:
-    """Insert a new request after the match's last (the caller holds the match lock)."""
-    last = m.Request.objects.filter(match_id=row.match_id).aggregate(last=Max("position"))
-    row.position = (last["last"] or 0) + 1
+    """Insert a new request after the match's last (the caller holds the match lock): its
+    position read by the INSERT itself (a subquery), one statement under the lock."""
+    rows = m.Request.objects.filter(match_id=row.match_id).order_by().values("match_id")
+    last = rows.annotate(last=Max("position")).values("last")
+    row.position = Coalesce(Subquery(last), Value(0)) + 1
     row.save(force_insert=True)
+    del row.position  # as written by the database: read back if it is asked for
 
 
 def request_rows(match: m.Match) -> QuerySet[m.Request]:
@@ -934,12 +938,19 @@ def scenario_of(match_key: str) -> Scenario:
     return load_document(export(match_key))
 
 
-def _zone(zone: m.Zone) -> dict[str, Any]:
-    capacity: int | dict[str, int] | None = zone.capacity  # None: none set, as the core says
+def capacity_of(zone: m.Zone) -> int | dict[str, int] | None:
+    """A stored zone's capacity as the document writes it (a number, or a map by phase
+    with its "default"); None: none set."""
+    capacity: int | dict[str, int] | None = zone.capacity
     if zone.capacity_by_phase:
         capacity = dict(zone.capacity_by_phase)
         if zone.capacity is not None:
             capacity = {"default": zone.capacity, **capacity}
+    return capacity
+
+
+def _zone(zone: m.Zone) -> dict[str, Any]:
+    capacity = capacity_of(zone)  # None: none set, as the core says
     out: dict[str, Any] = {"id": zone.key, "name": zone.name}
     if capacity is not None:
         out["capacity"] = capacity

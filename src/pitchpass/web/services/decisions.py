@@ -30,7 +30,7 @@ from pitchpass.core import (
 from pitchpass.core.codes import Mode, ReasonCode, Status
 from pitchpass.core.coverage import would_have_caught
 from pitchpass.core.fairness import RankedAfter, full_cells, its_tier_or_below, ranked_after
-from pitchpass.core.model import Request, Scenario
+from pitchpass.core.model import Scenario
 from pitchpass.core.overrides import (
     ByHand,
     Overridden,
@@ -44,7 +44,7 @@ from pitchpass.core.overrides import (
 )
 from pitchpass.core.overrides import standing as standing_overrides
 from pitchpass.core.places import footprint
-from pitchpass.core.policy import club_names, ineligibility
+from pitchpass.core.policy import needs_consent
 from pitchpass.core.reasons import Reason, places_to_fit
 from pitchpass.core.record import HOLDS, Entry, State, publish_fits, shown, to_publish
 from pitchpass.core.record import usage as record_usage
@@ -683,19 +683,10 @@ def _room_of(places: Places, zone: str, phases: list[str], crew: int) -> list[Ro
 
 def consent_needed(match: m.Match, zone: str, by: str | None) -> str | None:
     """What the core would refuse a request of `by` (None: someone else's) in `zone` for,
-    as to consent: a club's own room without that club's consent (policy.ineligibility,
-    on a request as yet without consent). None: no consent is needed there. Asked of the
-    match's frame: its requests play no part."""
-    scenario = frame_of(match)
-    core_match = scenario.match(match.key)
-    venue = scenario.venue(core_match.venue)
-    if zone not in {z.id for z in venue.zones}:
-        return None
-    asked = Request("(new)", match.key, by or "", zone, (), 1, core_match.kickoff)
-    reasons = ineligibility(
-        asked, core_match, venue, scenario.policy, club_names(scenario, core_match)
-    )
-    return next((r.text for r in reasons if r.code is ReasonCode.NO_CONSENT), None)
+    as to consent (core.policy.needs_consent, on a request as yet without consent); None:
+    no consent is needed there. Asked of the match's frame: its requests play no part."""
+    asked = needs_consent(frame_of(match), match.key, zone, by or "")
+    return None if asked is None else asked[1]
 
 
 def _run_overrides(match: m.Match) -> list[Override]:

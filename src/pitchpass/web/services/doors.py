@@ -20,6 +20,7 @@ from django.db.models.functions import RowNumber
 from pitchpass.core import doors as core
 from pitchpass.core.coverage import phase_at
 from pitchpass.core.model import Phase, Request
+from pitchpass.core.places import places_in
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
@@ -200,9 +201,8 @@ def _phase(match: m.Match, phase: str) -> Phase:
 
 
 def capacity(zone: m.Zone, phase: str) -> int:
-    """The zone's places in the phase, as stored from the scenario (a map or a default)."""
-    by_phase = zone.capacity_by_phase or {}
-    return int(by_phase.get(phase, zone.capacity if zone.capacity is not None else 0))
+    """The zone's places in the phase, as stored (core.places.places_in)."""
+    return places_in(store.capacity_of(zone) or 0, phase)
 
 
 def _scans(match: m.Match, zone: str) -> list[core.Scan]:

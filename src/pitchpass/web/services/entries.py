@@ -7,18 +7,17 @@ match at once are serialised and no zone is ever over-booked. Deciding is decisi
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, NamedTuple
 
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 
-from pitchpass.core import Scenario, check_document, check_request, read_frame
+from pitchpass.core import Frame, Scenario, check_document, check_request, read_frame
 from pitchpass.core.coverage import phase_at
-from pitchpass.core.fields import MAX_DEADLINE, parse_duration
 from pitchpass.core.minutes import NotAMinute, clock_minute, football_minute
-from pitchpass.core.model import Policy
-from pitchpass.core.policy import occupant_club
+from pitchpass.core.policy import closes_at, deadline_of, needs_consent, occupant_club
 from pitchpass.core.problems import Problem
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.limits import ID_LENGTH
@@ -33,7 +32,7 @@ from pitchpass.web.persistence.changes import (
     recorded,
     stored_invalid,
 )
-from pitchpass.web.services import access, decisions, notices, waitlist
+from pitchpass.web.services import access, notices, waitlist
 from pitchpass.web.services.access import check_manages
 from pitchpass.web.services.snapshot import plan_of, scenario_of
 
@@ -56,28 +55,41 @@ def matches_for(user: User) -> list[dict[str, Any]]:
     ]
 
 
+LIST_SECONDS = 3600  # how long a view of a match's list is kept in the cache
+
+
 def requests_for(user: User, match_key: str) -> list[dict[str, Any]]:
-    """The match's requests the user may see, in docs/contract.md's shape."""
-    match = access.check_match(user, match_key)
-    return store.requests_json(access.visible_requests(user, match))
+    """The match's requests the user may see, in docs/contract.md's shape. Kept in
+    Django's cache under the match's version and frame and whose view it is (role,
+    organisation, whether they manage the match): every change to a request moves the
+    version on, and a load or an admin's edit the frame, so a list read back is never
+    older than the match's row read with it. A broadcaster's system polls its list:
+    read back, it costs the match's row alone (benchmarks/RESULTS-web.md: reads made 15%
+    of the bare read worked out at every call)."""
+    who = access.profile(user)
+    row = access.check_match_row(user, match_key)
+    view = f"{who.role}:{who.organisation_id}:{access.manages(user, row)}"
+    key = f"pitchpass-list:{row.pk}:{row.version}:{row.frame}:{view}"
+    found = cache.get(key)
+    if found is None:
+        match = access.check_match(user, match_key)  # with its clubs (an officer's view)
+        found = store.requests_json(access.visible_requests(user, match))
+        cache.set(key, found, LIST_SECONDS)
+    return found  # type: ignore[no-any-return]
 
 
-def closes_at(match: m.Match) -> datetime | None:
-    """When requests close: kick-off minus the competition's deadline (the core's default
-    if none is set). None if the deadline as stored is not one the core accepts: the
-    match is then not a valid scenario, and what reads it says so."""
-    text = match.competition.deadline
-    deadline = parse_duration(text) if text else Policy().deadline
-    if deadline is None or deadline > MAX_DEADLINE:
+def requests_close(match: m.Match) -> datetime | None:
+    """When requests close (core.policy.closes_at, with the competition's deadline). None
+    if the deadline as stored is not one the core accepts: the match is then not a valid
+    scenario, and what reads it says so."""
+    deadline = deadline_of(match.competition.deadline)
+    if deadline is None:
         return None
-    try:
-        return match.kickoff - deadline
-    except OverflowError:  # before year 1: requests have always been closed
-        return datetime.min.replace(tzinfo=UTC)
+    return closes_at(match.kickoff, deadline)
 
 
 def _check_deadline(match: m.Match, now: datetime) -> None:
-    cutoff = closes_at(match)
+    cutoff = requests_close(match)
     if cutoff is None:
         scenario_of(match)  # raises the stored match's problem
     elif now > cutoff:
@@ -87,15 +99,16 @@ def _check_deadline(match: m.Match, now: datetime) -> None:
 
 def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: datetime) -> str:
     """Add a request (media: for their own organisation; admin: for `by`); the core checks
-    it against the match as stored. What needs no lock is done before the match is locked:
-    the request is checked against the match's frame (moved on only by a load or an
-    admin's edit; checked again under the lock if it moved meanwhile). Holding the match's
-    lock (changes.lock_match): the version moved on, the row inserted after the match's
-    last (the id's uniqueness is the database's: a clash is a 409), its consent, the audit
-    entry in the match's chain, the consent notice. The request's id."""
+    it against the match as stored. What needs no lock is done before the match is locked
+    (check_submission: the request checked against the match's frame, moved on only by a
+    load or an admin's edit, and checked again under the lock if it moved meanwhile).
+    Holding the match's lock (changes.lock_match): the version moved on, the row inserted
+    after the match's last (the id's uniqueness is the database's: a clash is a 409), its
+    consent, the audit entry in the match's chain, the notice to a club whose consent it
+    needs. The request's id."""
     check_text(body)
-    match = access.check_match_row(user, match_key, True)
     who = access.profile(user)
+    match = access.check_match_of(who, match_key)
     admin = who.role == "admin"
     by = _requester(who, body)
     if body.get("consent") and not admin:
@@ -106,10 +119,10 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
     request_id = check_id(_request_id(match, by, wanted, admin))
     entry = {k: body[k] for k in REQUEST_FIELDS if body.get(k) is not None}
     entry |= {"id": request_id, "match": match.key, "by": by, "submitted": now.isoformat()}
-    _check_submission(match, entry, now)
+    checked = check_submission(match, entry, now)
     requester = _organisation(who, by)
     try:
-        return _write_submission(user, match, entry, requester, now, wanted, admin)
+        return _write_submission(user, match, checked, requester, now, wanted, admin)
     except IntegrityError as error:
         if not _id_taken(error):
             raise
@@ -120,14 +133,37 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
         raise ServiceError(ErrorCode.NOT_FOUND, f'no match "{match_key}"', "match") from None
 
 
+class Checked(NamedTuple):
+    """A new request as checked against its match's frame, ready to be written."""
+
+    entry: dict[str, Any]  # in docs/contract.md's shape
+    zone: int  # its zone's row
+    club: str | None  # the club whose consent it needs and was not given, if any
+
+
+def check_submission(match: m.Match, entry: dict[str, Any], now: datetime) -> Checked:
+    """The deadline, then the core's check of the request against the match's frame (read
+    once), and what it needs of a club (core.policy.needs_consent). Takes no lock."""
+    _check_deadline(match, now)
+    frame = frame_of(match)
+    _check_with_core(frame, entry)
+    zone = m.Zone.objects.filter(venue_id=match.venue_id, key=entry["zone"]).values_list("pk")
+    assert frame.scenario is not None  # the check raised otherwise
+    asked = needs_consent(
+        frame.scenario, match.key, entry["zone"], entry["by"], entry.get("consent", ())
+    )
+    return Checked(entry, zone.get()[0], None if asked is None else asked[0])
+
+
 def _new_row(
-    match: m.Match, entry: dict[str, Any], requester: m.Organisation, now: datetime
+    match: m.Match, checked: Checked, requester: m.Organisation, now: datetime
 ) -> m.Request:
+    entry = checked.entry
     return m.Request(
         match=match,
         key=entry["id"],
         by=requester,
-        zone_id=_zone_ids(match)[entry["zone"]],
+        zone_id=checked.zone,
         phases=list(entry["phases"]),
         crew=entry["crew"],
         cameras=entry.get("cameras", 1),
@@ -140,7 +176,7 @@ def _new_row(
 def _write_submission(
     user: User,
     match: m.Match,
-    entry: dict[str, Any],
+    checked: Checked,
     requester: m.Organisation,
     now: datetime,
     wanted: Any,
@@ -152,39 +188,22 @@ def _write_submission(
         frame = match.frame
         match = lock_match(match)
         if match.frame != frame:  # a load or an admin's edit since the check
-            _check_submission(match, entry, now)
+            checked = check_submission(match, checked.entry, now)
+        entry = checked.entry
         changed(match)
         if not wanted:  # the first free number, now that no one else can take it
             entry["id"] = check_id(_request_id(match, entry["by"], wanted, admin))
-        row = _new_row(match, entry, requester, now)
+        row = _new_row(match, checked, requester, now)
         store.add_request(row)
         consent = sorted(set(entry.get("consent", [])))
         if consent:
             row.consent.set(m.Organisation.objects.filter(key__in=consent))
         after = store.request_json(match.key, row, consent, entry["zone"])
         audit(user, "submit", match, entry["id"], None, after)
-        club = _club_asked(match, entry)
-        if club is not None:
+        if checked.club is not None:
+            club = m.Organisation.objects.get(key=checked.club)
             notices.consent_asked(match, row, club)
     return str(entry["id"])
-
-
-def _club_asked(match: m.Match, entry: dict[str, Any]) -> m.Organisation | None:
-    """The club whose consent a new request needs and was not given (the core says
-    whether the request needs it: decisions.consent_needed)."""
-    zone = match.venue.zones.filter(key=entry["zone"]).first()
-    if zone is None:
-        return None
-    club = occupant_club(zone.occupant, match.home.key, match.away.key)
-    if club is None or club in entry.get("consent", ()):
-        return None
-    try:
-        needed = decisions.consent_needed(match, entry["zone"], entry["by"]) is not None
-    except ServiceError:  # the match as stored does not decide: ask all but the club itself
-        needed = club != entry["by"]
-    if not needed:
-        return None
-    return match.home if club == match.home.key else match.away
 
 
 def _id_taken(error: IntegrityError) -> bool:
@@ -194,11 +213,6 @@ def _id_taken(error: IntegrityError) -> bool:
     return "unique_request_key" in said or (
         "UNIQUE constraint failed" in said and f"{m.Request._meta.db_table}.key" in said
     )
-
-
-def _check_submission(match: m.Match, entry: dict[str, Any], now: datetime) -> None:
-    _check_deadline(match, now)
-    _check_with_core(match, entry)
 
 
 def _clash(match: m.Match, request_id: str, by: str, wanted: Any, admin: bool) -> ServiceError:
@@ -272,7 +286,7 @@ def _free_id(prefix: str, taken: set[str], number: int = 1) -> str:
     return f"{prefix}{number}"
 
 
-def _check_with_core(match: m.Match, entry: dict[str, Any]) -> None:
+def _check_with_core(frame: Frame, entry: dict[str, Any]) -> None:
     """The new request must be valid in the match as stored; its problems are reported
     with the first one's field as the path. The core checks the request on its own
     against the match's frame (its competition, policy, phases, venue and
@@ -280,7 +294,6 @@ def _check_with_core(match: m.Match, entry: dict[str, Any]) -> None:
     play no part (its id is checked here; it is never locked, so it takes no part in the
     check that locked grants fit), and are not exported (the match's size would otherwise
     be the cost of every submission)."""
-    frame = read_frame(_frame(match))
     named = {entry["by"], *entry.get("consent", [])} - set(frame.org_ids)
     extra = m.Organisation.objects.filter(key__in=named).values_list("key", flat=True)
     problems = check_request(frame, entry, list(extra) if named else [])
@@ -290,15 +303,27 @@ def _check_with_core(match: m.Match, entry: dict[str, Any]) -> None:
         raise ServiceError(ErrorCode.CONFLICT, stored_invalid(frame.problems[0]))
 
 
+FRAME_SECONDS = 3600  # how long a match's frame, as read, is kept in the cache
+
+
+def frame_of(match: m.Match) -> Frame:
+    """The match's frame as the core reads it (core.read_frame), kept in Django's cache
+    under the match's frame version, which a load or an admin's edit moves on
+    (store.frames_changed) and a request never does. Every submission is checked against
+    it, and reading it afresh was most of a submission's work: 7 queries and the core's
+    read of the whole frame (benchmarks/RESULTS-web.md)."""
+    key = f"pitchpass-frame:{match.pk}:{match.frame}"
+    found = cache.get(key)
+    if found is None:
+        found = read_frame(_frame(match))
+        cache.set(key, found, FRAME_SECONDS)
+    return found  # type: ignore[no-any-return]
+
+
 def _frame(match: m.Match) -> dict[str, Any]:
     """The match exported without its requests and incidents: what a new one is checked
     against."""
     return store.export(match.key, False)
-
-
-def _zone_ids(match: m.Match) -> dict[str, int]:
-    """The match's zones by id (their rows' keys)."""
-    return dict(m.Zone.objects.filter(venue_id=match.venue_id).values_list("key", "pk"))
 
 
 def _check_entry(document: dict[str, Any], section: str, entry: dict[str, Any]) -> Scenario:
@@ -397,7 +422,7 @@ def do_change_request(
         entry["submitted"] = now.isoformat()
         if entry["zone"] != before["zone"] and "consent" not in changes:
             entry.pop("consent", None)
-        _check_with_core(match, entry)
+        _check_with_core(read_frame(_frame(match)), entry)
         row.zone = match.venue.zones.get(key=entry["zone"])
         row.phases = list(entry["phases"])
         row.crew = entry["crew"]

@@ -302,7 +302,7 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         with contextlib.suppress(ServiceError):
             _explain(match, run, rows)
     plan = plan_of(match)
-    closes = entries.closes_at(match)
+    closes = entries.requests_close(match)
     live = _quietly(lambda: live_of(user, match, now), None)
     return Board(
         match=_head(match),
@@ -709,7 +709,7 @@ def request_form(
             row.cameras,
             store.request_json(match.key, row)["submitted"],
         )
-    closes = entries.closes_at(match)
+    closes = entries.requests_close(match)
     mine = who.organisation.key if who.organisation else None
     clubs = {match.home.key: match.home.name, match.away.key: match.away.name}
     zones = []
