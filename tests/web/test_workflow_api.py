@@ -545,3 +545,23 @@ def test_a_load_after_a_submission_is_seen_by_the_next_one(api) -> None:
         sent = post(api["bt"], "/requests", {**body, **wanted})
         assert sent.status_code == 409 and sent.json()["code"] == "deadline-passed"
     assert m.Request.objects.count() == requests
+
+
+def test_a_zone_renamed_between_the_check_and_the_write_is_a_409(api, monkeypatch) -> None:
+    """An admin's edit that lands after the request was checked against the match's
+    frame, before its zone's row is read, is told as a conflict to send again (never a
+    500), and nothing is written."""
+    from pitchpass.web.services import entries
+
+    real = entries.frame_of
+
+    def then_renamed(match: m.Match) -> Any:
+        frame = real(match)
+        m.Zone.objects.filter(key="mixed-zone").update(key="interview-zone")
+        return frame
+
+    monkeypatch.setattr(entries, "frame_of", then_renamed)
+    requests = m.Request.objects.count()
+    sent = post(api["bt"], "/requests", {"zone": "mixed-zone", "phases": ["post-match"], "crew": 1})
+    assert sent.status_code == 409 and sent.json()["code"] == "conflict"
+    assert m.Request.objects.count() == requests

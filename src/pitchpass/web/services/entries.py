@@ -147,12 +147,16 @@ def check_submission(match: m.Match, entry: dict[str, Any], now: datetime) -> Ch
     _check_deadline(match, now)
     frame = frame_of(match)
     _check_with_core(frame, entry)
-    zone = m.Zone.objects.filter(venue_id=match.venue_id, key=entry["zone"]).values_list("pk")
-    assert frame.scenario is not None  # the check raised otherwise
+    zones = m.Zone.objects.filter(venue_id=match.venue_id, key=entry["zone"])
+    zone = zones.values_list("pk", flat=True).first()
+    if zone is None or frame.scenario is None:  # an admin's edit since the frame was read
+        raise ServiceError(
+            ErrorCode.CONFLICT, "the match changed while the request was checked: send it again"
+        )
     asked = needs_consent(
         frame.scenario, match.key, entry["zone"], entry["by"], entry.get("consent", ())
     )
-    return Checked(entry, zone.get()[0], None if asked is None else asked[0])
+    return Checked(entry, zone, None if asked is None else asked[0])
 
 
 def _new_row(
