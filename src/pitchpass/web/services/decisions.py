@@ -659,11 +659,7 @@ def _kept_places(match: m.Match, asked: tuple[Any, ...], work: Callable[[], Plac
     bar = tuple(sorted(store.no_show_bar_of(match).items()))
     named = repr((match.pk, match.version, asked, bar)).encode()
     key = f"pitchpass-room:{match.pk}:{match.version}:{hashlib.sha256(named).hexdigest()}"
-    found = cache.get(key)
-    if found is None:
-        found = work()
-        cache.set(key, found, ROOM_SECONDS)
-    return found  # type: ignore[no-any-return]
+    return cache.get_or_set(key, work, ROOM_SECONDS)  # type: ignore[return-value]
 
 
 def _places(scenario: Scenario, result: Any, match_key: str) -> Places:

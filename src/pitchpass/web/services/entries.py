@@ -70,12 +70,12 @@ def requests_for(user: User, match_key: str) -> list[dict[str, Any]]:
     row = access.check_match_row(user, match_key)
     view = f"{who.role}:{who.organisation_id}:{access.manages(user, row)}"
     key = f"pitchpass-list:{row.pk}:{row.version}:{row.frame}:{view}"
-    found = cache.get(key)
-    if found is None:
+
+    def read() -> list[dict[str, Any]]:
         match = access.check_match(user, match_key)  # with its clubs (an officer's view)
-        found = store.requests_json(access.visible_requests(user, match))
-        cache.set(key, found, LIST_SECONDS)
-    return found  # type: ignore[no-any-return]
+        return store.requests_json(access.visible_requests(user, match))
+
+    return cache.get_or_set(key, read, LIST_SECONDS)  # type: ignore[return-value]
 
 
 def requests_close(match: m.Match) -> datetime | None:
@@ -317,11 +317,9 @@ def frame_of(match: m.Match) -> Frame:
     it, and reading it afresh was most of a submission's work: 7 queries and the core's
     read of the whole frame (benchmarks/RESULTS-web.md)."""
     key = f"pitchpass-frame:{match.pk}:{match.frame}"
-    found = cache.get(key)
-    if found is None:
-        found = read_frame(_frame(match))
-        cache.set(key, found, FRAME_SECONDS)
-    return found  # type: ignore[no-any-return]
+    return cache.get_or_set(  # type: ignore[return-value]
+        key, lambda: read_frame(_frame(match)), FRAME_SECONDS
+    )
 
 
 def _frame(match: m.Match) -> dict[str, Any]:
