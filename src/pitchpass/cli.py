@@ -361,7 +361,7 @@ def demo(
             highlight=False,
         )
     with _worker_beside():
-        _serve(port)
+        _serve(port, 1)
 
 
 @contextlib.contextmanager
@@ -601,9 +601,9 @@ def serve(
             "--workers",
             min=1,
             max=64,
-            help="Worker processes. 1: waitress, one process with 8 threads (no setup). "
-            "More: gunicorn, each with 4 threads, database connections kept 60 s, and the "
-            "API's rates counted in the database (or PITCHPASS_CACHE_URL) for all of them.",
+            help="Gunicorn's worker processes. 1: one process with 8 threads (no setup). "
+            "More: each with 4 threads, database connections kept 60 s, and the API's "
+            "rates counted in the database (or PITCHPASS_CACHE_URL) for all of them.",
         ),
     ] = 1,
 ) -> None:
@@ -614,10 +614,7 @@ def serve(
         os.environ.setdefault("PITCHPASS_CACHE_URL", "database")
         os.environ.setdefault("PITCHPASS_CONN_MAX_AGE", "60")
     _database()
-    if workers > 1:
-        _serve_workers(port, workers)
-    else:
-        _serve(port)
+    _serve(port, workers)
 
 
 @app.command()
@@ -692,7 +689,7 @@ def _check_port(port: int) -> None:
     import socket
 
     with socket.socket() as probe:
-        # As the server binds (waitress and gunicorn reuse the address): a port left in
+        # As the server binds (gunicorn reuses the address): a port left in
         # TIME_WAIT by a crash is free to serve on; one another process listens on is not.
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -702,34 +699,18 @@ def _check_port(port: int) -> None:
             raise typer.Exit(EXIT_NOT_PROVEN) from None
 
 
-def _serve(port: int) -> None:
-    """Waitress, a production WSGI server (threads), not Django's development server."""
-    from django.core.wsgi import get_wsgi_application
-    from waitress import serve as wsgi_serve
-
-    from pitchpass.web.workers import waitress_options
-
-    application = get_wsgi_application()
-    out.print(f"pitchpass at http://127.0.0.1:{port}/  (API docs: /api/docs; Ctrl+C stops)")
-    sys.stdout.flush()
-    try:
-        wsgi_serve(application, **waitress_options(port))
-    except KeyboardInterrupt:
-        out.print("stopped")
-
-
-def _serve_workers(port: int, workers: int) -> None:
-    """Gunicorn: `workers` processes forked from this one, 4 threads each. Nothing a
-    request needs stays in a process (the match lock, the rates and the sessions are in
-    the database), so the workers, and servers on other ports, act as one."""
+def _serve(port: int, workers: int) -> None:
+    """Gunicorn: `workers` processes forked from this one. Nothing a request needs stays
+    in a process (the match lock, the rates and the sessions are in the database when
+    there are several), so the workers, and servers on other ports, act as one."""
     from django.db import connections
 
-    from pitchpass.web.workers import run
+    from pitchpass.web.server import run
 
     connections.close_all()  # a connection must never be shared by forked workers
+    several = f"{workers} workers; " if workers > 1 else ""
     out.print(
-        f"pitchpass at http://127.0.0.1:{port}/  ({workers} workers; API docs: /api/docs;"
-        " Ctrl+C stops)"
+        f"pitchpass at http://127.0.0.1:{port}/  ({several}API docs: /api/docs; Ctrl+C stops)"
     )
     sys.stdout.flush()
     run(port, workers)

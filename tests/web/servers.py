@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -56,6 +57,7 @@ def serve(home: Path, port: int, *args: str, **extra: str) -> subprocess.Popen[s
     server = subprocess.Popen(
         [sys.executable, "-m", "pitchpass", "serve", "--port", str(port), *args],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env(home, **extra),
+        start_new_session=True,  # its gunicorn workers with it, for crash()
     )  # fmt: skip
     deadline = time.monotonic() + 60
     while True:
@@ -65,6 +67,21 @@ def serve(home: Path, port: int, *args: str, **extra: str) -> subprocess.Popen[s
         assert server.poll() is None, server.communicate()[0]
         assert time.monotonic() < deadline, "the server did not start"
         time.sleep(0.2)
+
+
+def crash(server: subprocess.Popen[str], port: int) -> None:
+    """The server killed at once (SIGKILL), as a machine's crash would: gunicorn's master
+    and its workers (a worker left without its master would answer a while longer); back
+    once its port is closed."""
+    os.killpg(server.pid, signal.SIGKILL)
+    server.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while True:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) != 0:
+                return
+        assert time.monotonic() < deadline, "the killed server's port stayed open"
+        time.sleep(0.05)
 
 
 def stop(server: subprocess.Popen[str]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -177,7 +178,12 @@ def test_serve_starts_again_on_its_port_at_once_after_a_crash(tmp_path: Path) ->
 
     def start() -> subprocess.Popen[str]:
         return subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+            start_new_session=True,  # gunicorn's workers killed with it
         )
 
     def answered() -> http.client.HTTPConnection:
@@ -194,7 +200,7 @@ def test_serve_starts_again_on_its_port_at_once_after_a_crash(tmp_path: Path) ->
 
     first = start()
     open_connection = answered()
-    first.kill()
+    os.killpg(first.pid, signal.SIGKILL)  # the master and its worker, as in a crash
     first.communicate(timeout=10)
     open_connection.close()
     second = start()

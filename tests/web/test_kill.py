@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import contextlib
 import http.client
-import signal
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from servers import MATCH, call, cli, free_port, future_match, serve, stop, token
+from servers import MATCH, call, cli, crash, free_port, future_match, serve, stop, token
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -49,8 +48,7 @@ def test_every_acknowledged_submission_survives_a_kill(tmp_path: Path) -> None:
     while len(acknowledged) < 20:
         assert time.monotonic() < deadline, "too few submissions acknowledged"
         time.sleep(0.05)
-    server.send_signal(signal.SIGKILL)
-    server.wait(timeout=10)
+    crash(server, port)
     finish.set()
     for thread in threads:
         thread.join(timeout=30)
@@ -120,8 +118,7 @@ def test_a_server_killed_during_publish_publishes_all_or_nothing(tmp_path: Path)
             )
             publishing.start()
             time.sleep(delay)
-            server.send_signal(signal.SIGKILL)
-            server.wait(timeout=10)
+            crash(server, port)
             publishing.join(timeout=30)
             server = serve(home, port)
             after = _locked(port, boss)

@@ -1,54 +1,60 @@
-"""The one-process server (waitress) behind a proxy (issue 26, section 7): with
-PITCHPASS_PROXIES set, the proxy's X-Forwarded-For and X-Forwarded-Proto reach the app,
-which alone decides what to believe; with none, waitress strips them, as by default.
-A real waitress server on a free port, asked over a socket."""
+"""The server behind a proxy (issue 26, section 7; gunicorn since issue 28, section 9):
+what a proxy in front writes (X-Forwarded-For, X-Forwarded-Proto) reaches the app
+untouched, and gunicorn itself believes none of it: the address stays the socket's and
+the scheme stays http, so the app alone decides, by PITCHPASS_PROXIES, what to trust
+(the app's side: test_throttles, test_settings). A real gunicorn, with the options
+`pitchpass serve` gives it, serving an app that echoes what it was given."""
 
 from __future__ import annotations
 
 import http.client
 import json
-import threading
-from collections.abc import Iterator
-from typing import Any
+import subprocess
+import sys
+import time
 
-import pytest
-from waitress import create_server
+from servers import free_port
 
-from pitchpass.web.workers import waitress_options
+ECHO = """
+import json, sys
+from pitchpass.web.server import _Server, options
 
-
-def _echo(environ: dict[str, Any], start_response: Any) -> list[bytes]:
-    keys = ("HTTP_X_FORWARDED_FOR", "HTTP_X_FORWARDED_PROTO", "REMOTE_ADDR")
-    body = json.dumps({k: environ.get(k) for k in keys}).encode()
+def echo(environ, start_response):
+    keys = ("HTTP_X_FORWARDED_FOR", "HTTP_X_FORWARDED_PROTO", "REMOTE_ADDR", "wsgi.url_scheme")
     start_response("200 OK", [("Content-Type", "application/json")])
-    return [body]
+    return [json.dumps({k: environ.get(k) for k in keys}).encode()]
+
+class Echo(_Server):
+    def load(self):
+        return echo
+
+Echo(options(int(sys.argv[1]), 1)).run()
+"""
 
 
-def _served(settings: Any, proxies: int) -> Iterator[dict[str, Any]]:
-    settings.PITCHPASS_PROXIES = proxies
-    options = waitress_options(0) | {"port": 0}
-    server = create_server(_echo, **options)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
+def test_the_proxys_headers_reach_the_app_and_gunicorn_believes_none() -> None:
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-c", ECHO, str(port)], stderr=subprocess.PIPE)
     try:
-        port = server.effective_port  # type: ignore[union-attr]
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        connection.request(
-            "GET", "/", headers={"X-Forwarded-For": "198.51.100.7", "X-Forwarded-Proto": "https"}
-        )
-        yield json.loads(connection.getresponse().read())
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+                connection.request(
+                    "GET",
+                    "/",
+                    headers={"X-Forwarded-For": "198.51.100.7", "X-Forwarded-Proto": "https"},
+                )
+                seen = json.loads(connection.getresponse().read())
+                break
+            except ConnectionRefusedError:
+                assert server.poll() is None, server.communicate()[1]
+                assert time.monotonic() < deadline, "gunicorn did not start"
+                time.sleep(0.1)
     finally:
-        server.close()
-
-
-@pytest.mark.parametrize("proxies", [0, 1])
-def test_the_proxys_headers_reach_the_app_only_behind_trusted_proxies(
-    settings: Any, proxies: int
-) -> None:
-    seen = next(_served(settings, proxies))
-    assert seen["REMOTE_ADDR"] == "127.0.0.1"  # the app decides; waitress rewrites nothing
-    if proxies:
-        assert seen["HTTP_X_FORWARDED_FOR"] == "198.51.100.7"
-        assert seen["HTTP_X_FORWARDED_PROTO"] == "https"
-    else:
-        assert seen["HTTP_X_FORWARDED_FOR"] is None and seen["HTTP_X_FORWARDED_PROTO"] is None
+        server.terminate()
+        server.wait(timeout=40)
+    assert seen["REMOTE_ADDR"] == "127.0.0.1"
+    assert seen["wsgi.url_scheme"] == "http"  # not https: gunicorn trusted no proxy
+    assert seen["HTTP_X_FORWARDED_FOR"] == "198.51.100.7"
+    assert seen["HTTP_X_FORWARDED_PROTO"] == "https"

@@ -116,8 +116,8 @@ ALLOWED_HOSTS = [
 # audit count is then the one the last trusted proxy saw, not the proxy's own, and one a
 # client writes into the header itself is never believed.
 # One place reads it (http/throttles.client_address): the rates, the audit and the
-# sign-in lockout (AXES_CLIENT_IP_CALLABLE) all count that address; the servers pass the
-# proxies' headers on when there are some (cli._serve, waitress strips them otherwise).
+# sign-in lockout (AXES_CLIENT_IP_CALLABLE) all count that address; gunicorn passes the
+# proxies' headers on untouched (server.options): the app alone decides what to believe.
 # Not django-ipware's count: given a client's own X-Forwarded-For in front of the proxy's
 # entry, it answers the proxy's address, which would lock everyone out behind it.
 PITCHPASS_PROXIES = int(os.environ.get("PITCHPASS_PROXIES", "1" if PRODUCTION else "0"))
