@@ -1004,8 +1004,10 @@ def _database() -> ModuleType:
     """Set up Django, bring the tables up to date, and hand back the store module."""
     from pitchpass.web.setup import configure, migrate
 
+    what = "the settings"  # from the environment: a bad value is a ValueError
     try:
-        configure()  # reads DATABASE_URL: a bad one is a ValueError from the settings
+        configure()
+        what = "the database"
         migrate()
     except Exception as error:
         from django.core.exceptions import ImproperlyConfigured
@@ -1013,7 +1015,7 @@ def _database() -> ModuleType:
 
         if not isinstance(error, DatabaseError | OSError | ValueError | ImproperlyConfigured):
             raise
-        err.print(f"error the database cannot be used: {error}".strip(), soft_wrap=True)
+        err.print(f"error {what} cannot be used: {error}".strip(), soft_wrap=True)
         raise typer.Exit(EXIT_NOT_PROVEN) from None
     from pitchpass.web.persistence import store
 

@@ -87,7 +87,7 @@ def test_a_database_url_of_another_kind_is_one_plain_line(tmp_path: Path, args) 
     )
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert out.stderr.strip().splitlines() == [
-        "error the database cannot be used: DATABASE_URL must start with postgres://, not mysql://"
+        "error the settings cannot be used: DATABASE_URL must start with postgres://, not mysql://"
     ]
 
 

@@ -22,7 +22,7 @@ def test_the_database_url_keeps_its_options(tmp_path: Path) -> None:
     )
     assert found["OPTIONS"] == {
         "sslmode": "require",
-        "connect_timeout": "5",
+        "connect_timeout": 5,
         "server_side_binding": True,
         "prepare_threshold": 5,
     }
@@ -31,7 +31,7 @@ def test_the_database_url_keeps_its_options(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="prepare_threshold must be a whole number or none"):
         database("postgres://db/x?prepare_threshold=soon", tmp_path)
     assert (found["NAME"], found["USER"], found["PASSWORD"]) == ("desk", "u", "p@ss")
-    assert (found["HOST"], found["PORT"], found["CONN_MAX_AGE"]) == ("db.example", "6432", 60)
+    assert (found["HOST"], found["PORT"], found["CONN_MAX_AGE"]) == ("db.example", 6432, 60)
     with pytest.raises(ValueError, match=r"conn_max_age .* must be whole seconds"):
         database("postgres://db/x?conn_max_age=soon", tmp_path)
 
@@ -47,6 +47,15 @@ def test_the_cache_is_shared_when_named(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("PITCHPASS_CONN_MAX_AGE", "60")  # as `serve --workers N` sets it
     assert database("postgres://db/x", Path("."))["CONN_MAX_AGE"] == 60
     assert database("postgres://db/x?conn_max_age=5", Path("."))["CONN_MAX_AGE"] == 5
+
+
+def test_a_bad_value_in_the_environment_is_named(tmp_path: Path) -> None:
+    """Every setting is read by django-environ; a value it cannot read stops the command
+    with one line naming the variable, never a traceback."""
+    for name, value in (("PITCHPASS_PROXIES", "x"), ("PITCHPASS_EMAIL_PORT", "25a")):
+        out = _run(tmp_path, {name: value}, "-m", "pitchpass", "migrate")
+        assert out.returncode == 1 and "Traceback" not in out.stderr
+        assert out.stderr.startswith(f"error the settings cannot be used: {name}={value!r}")
 
 
 def _run(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

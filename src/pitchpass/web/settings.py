@@ -1,18 +1,35 @@
-"""Django settings: SQLite in PITCHPASS_HOME by default, PostgreSQL when DATABASE_URL is set."""
+"""Django settings: SQLite in PITCHPASS_HOME by default, PostgreSQL when DATABASE_URL is set.
+Every value from the environment is read by django-environ (`env` below), typed."""
 
 from __future__ import annotations
 
-import os
 import secrets
 from pathlib import Path
-from urllib.parse import parse_qs, unquote, urlparse
+from typing import Any
+from urllib.parse import urlparse
 
-HOME = Path(os.environ.get("PITCHPASS_HOME", "~/.local/share/pitchpass")).expanduser()
+import environ
 
 
-def database(url: str | None, home: Path) -> dict[str, object]:
-    """Django's DATABASES["default"] for a `postgres://user:password@host:port/name` URL,
-    or the embedded SQLite file in `home` when there is none."""
+class _Env(environ.Env):  # type: ignore[misc]  # django-environ ships no types
+    """django-environ's reader, whose errors name the variable read."""
+
+    def get_value(self, var: str, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().get_value(var, *args, **kwargs)
+        except ValueError as error:
+            raise ValueError(
+                f"{var}={self.ENVIRON.get(var, '')!r} cannot be read: {error}"
+            ) from None
+
+
+env = _Env()
+HOME = Path(env.str("PITCHPASS_HOME", "~/.local/share/pitchpass")).expanduser()
+
+
+def database(url: str | None, home: Path) -> dict[str, Any]:
+    """Django's DATABASES["default"] for a `postgres://user:password@host:port/name` URL
+    (read by django-environ), or the embedded SQLite file in `home` when there is none."""
     if not url:
         home.mkdir(parents=True, exist_ok=True)
         return {
@@ -22,15 +39,16 @@ def database(url: str | None, home: Path) -> dict[str, object]:
             # SELECT ... FOR UPDATE, so this is what serialises changes to a match there.
             "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
         }
-    parts = urlparse(url)
-    if parts.scheme not in ("postgres", "postgresql"):
-        raise ValueError(f"DATABASE_URL must start with postgres://, not {parts.scheme}://")
+    scheme = urlparse(url).scheme
+    if scheme not in ("postgres", "postgresql"):
+        raise ValueError(f"DATABASE_URL must start with postgres://, not {scheme}://")
+    found: dict[str, Any] = environ.Env.db_url_config(url)
     # The query's options go to the driver (`?sslmode=require&connect_timeout=5`), but
     # conn_max_age, Django's own: how long a connection is kept (seconds; else
     # PITCHPASS_CONN_MAX_AGE, else 0: `pitchpass serve --workers N` keeps them 60 s).
-    options = {key: values[-1] for key, values in parse_qs(parts.query).items()}
-    keep = options.pop("conn_max_age", os.environ.get("PITCHPASS_CONN_MAX_AGE", "0"))
-    if not keep.isdigit():
+    driver: dict[str, Any] = dict(found.pop("OPTIONS", {}))
+    keep = found.pop("CONN_MAX_AGE", env.str("PITCHPASS_CONN_MAX_AGE", "0"))
+    if not str(keep).isdigit():
         raise ValueError(
             f"conn_max_age (PITCHPASS_CONN_MAX_AGE) must be whole seconds, not {keep!r}"
         )
@@ -38,22 +56,16 @@ def database(url: str | None, home: Path) -> dict[str, object]:
     # (psycopg's own): a query's plan is made once, not at every call (planning a board's
     # joins costs more than running them). `?server_side_binding=false` or
     # `?prepare_threshold=none` turn them off (a pooler in transaction mode needs that).
-    binding = options.pop("server_side_binding", "true").lower()
+    binding = str(driver.pop("server_side_binding", "true")).lower()
     if binding not in ("true", "false"):
         raise ValueError(f"server_side_binding must be true or false, not {binding!r}")
-    threshold = options.pop("prepare_threshold", "5").lower()
+    threshold = str(driver.pop("prepare_threshold", "5")).lower()
     if threshold != "none" and not threshold.isdigit():
         raise ValueError(f"prepare_threshold must be a whole number or none, not {threshold!r}")
-    driver: dict[str, object] = dict(options)
     driver["server_side_binding"] = binding == "true"
     driver["prepare_threshold"] = None if threshold == "none" else int(threshold)
-    return {
-        "ENGINE": "django.db.backends.postgresql",
-        "NAME": unquote(parts.path.lstrip("/")) or "pitchpass",
-        "USER": unquote(parts.username or ""),
-        "PASSWORD": unquote(parts.password or ""),
-        "HOST": parts.hostname or "",
-        "PORT": str(parts.port or ""),
+    return found | {
+        "NAME": found["NAME"] or "pitchpass",
         "OPTIONS": driver,
         "CONN_MAX_AGE": int(keep),
         "CONN_HEALTH_CHECKS": True,
@@ -74,14 +86,15 @@ def cache(url: str | None) -> dict[str, object]:
             "LOCATION": "pitchpass_cache",
         }
     if urlparse(url).scheme in ("redis", "rediss"):
-        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+        found: dict[str, object] = environ.Env.cache_url_config(url)
+        return found | {"BACKEND": "django.core.cache.backends.redis.RedisCache"}
     raise ValueError(f"PITCHPASS_CACHE_URL must be `database` or a redis:// URL, not {url!r}")
 
 
 def _secret_key(home: Path) -> str:
     """From PITCHPASS_SECRET_KEY, else a key kept in the data folder (made on first use)."""
-    if os.environ.get("PITCHPASS_SECRET_KEY"):
-        return os.environ["PITCHPASS_SECRET_KEY"]
+    if env.str("PITCHPASS_SECRET_KEY", ""):
+        return str(env.str("PITCHPASS_SECRET_KEY"))
     path = home / "secret-key"
     if not path.exists():
         home.mkdir(parents=True, exist_ok=True)
@@ -94,20 +107,20 @@ def _secret_key(home: Path) -> str:
 # host names come from the environment, or the server does not start; cookies only over
 # HTTPS, HSTS, the proxy's X-Forwarded-Proto trusted. `python -m django check --deploy`
 # is clean then (tests/web/test_settings.py).
-PRODUCTION = os.environ.get("PITCHPASS_PRODUCTION") == "1"
-if PRODUCTION and not os.environ.get("PITCHPASS_SECRET_KEY"):
+PRODUCTION = env.bool("PITCHPASS_PRODUCTION", False)
+if PRODUCTION and not env.str("PITCHPASS_SECRET_KEY", ""):
     raise ValueError("PITCHPASS_SECRET_KEY must be set in production (PITCHPASS_PRODUCTION=1)")
-if PRODUCTION and not os.environ.get("PITCHPASS_ALLOWED_HOSTS"):
+if PRODUCTION and not env.list("PITCHPASS_ALLOWED_HOSTS", default=[]):
     raise ValueError(
         "PITCHPASS_ALLOWED_HOSTS (the host names served, separated by commas) must be set"
         " in production (PITCHPASS_PRODUCTION=1)"
     )
 SECRET_KEY = _secret_key(HOME)
-DEBUG = os.environ.get("PITCHPASS_DEBUG") == "1" and not PRODUCTION
+DEBUG = env.bool("PITCHPASS_DEBUG", False) and not PRODUCTION
 ALLOWED_HOSTS = [
     host.strip()
-    for host in os.environ.get("PITCHPASS_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(
-        ","
+    for host in env.list(
+        "PITCHPASS_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"]
     )
     if host.strip()
 ]
@@ -120,7 +133,7 @@ ALLOWED_HOSTS = [
 # proxies' headers on untouched (server.options): the app alone decides what to believe.
 # Not django-ipware's count: given a client's own X-Forwarded-For in front of the proxy's
 # entry, it answers the proxy's address, which would lock everyone out behind it.
-PITCHPASS_PROXIES = int(os.environ.get("PITCHPASS_PROXIES", "1" if PRODUCTION else "0"))
+PITCHPASS_PROXIES = env.int("PITCHPASS_PROXIES", 1 if PRODUCTION else 0)
 NINJA_NUM_PROXIES = PITCHPASS_PROXIES
 AXES_CLIENT_IP_CALLABLE = "pitchpass.web.http.throttles.client_address"
 if PRODUCTION:
@@ -142,36 +155,35 @@ _MAIL_BACKENDS = {
     "smtp": "django.core.mail.backends.smtp.EmailBackend",
 }
 EMAIL_BACKEND = _MAIL_BACKENDS.get(
-    os.environ.get("PITCHPASS_EMAIL_BACKEND", "file"),
-    os.environ.get("PITCHPASS_EMAIL_BACKEND", ""),
+    env.str("PITCHPASS_EMAIL_BACKEND", "file"), env.str("PITCHPASS_EMAIL_BACKEND", "")
 )
-EMAIL_FILE_PATH = os.environ.get("PITCHPASS_EMAIL_FILE_PATH", str(HOME / "mail"))
-EMAIL_HOST = os.environ.get("PITCHPASS_EMAIL_HOST", "localhost")
-EMAIL_PORT = int(os.environ.get("PITCHPASS_EMAIL_PORT", "25"))
-EMAIL_HOST_USER = os.environ.get("PITCHPASS_EMAIL_USER", "")
-EMAIL_HOST_PASSWORD = os.environ.get("PITCHPASS_EMAIL_PASSWORD", "")
-EMAIL_USE_TLS = os.environ.get("PITCHPASS_EMAIL_TLS") == "1"
+EMAIL_FILE_PATH = env.str("PITCHPASS_EMAIL_FILE_PATH", str(HOME / "mail"))
+EMAIL_HOST = env.str("PITCHPASS_EMAIL_HOST", "localhost")
+EMAIL_PORT = env.int("PITCHPASS_EMAIL_PORT", 25)
+EMAIL_HOST_USER = env.str("PITCHPASS_EMAIL_USER", "")
+EMAIL_HOST_PASSWORD = env.str("PITCHPASS_EMAIL_PASSWORD", "")
+EMAIL_USE_TLS = env.bool("PITCHPASS_EMAIL_TLS", False)
 EMAIL_TIMEOUT = 20
-DEFAULT_FROM_EMAIL = os.environ.get("PITCHPASS_EMAIL_FROM", "pitchpass <desk@pitchpass.invalid>")
+DEFAULT_FROM_EMAIL = env.str("PITCHPASS_EMAIL_FROM", "pitchpass <desk@pitchpass.invalid>")
 # The task queue (services/queue.py): Django's tasks API, its rows in this database, run
 # by `pitchpass worker`. A failed task waits PITCHPASS_TASK_RETRY_DELAY seconds before its
 # second attempt, four times longer before each next; a worker beats every
 # PITCHPASS_WORKER_BEAT seconds, and one silent for three beats has its tasks taken back.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
-PITCHPASS_TASK_RETRY_DELAY = float(os.environ.get("PITCHPASS_TASK_RETRY_DELAY", "10"))
-PITCHPASS_WORKER_BEAT = float(os.environ.get("PITCHPASS_WORKER_BEAT", "5"))
+PITCHPASS_TASK_RETRY_DELAY = env.float("PITCHPASS_TASK_RETRY_DELAY", 10.0)
+PITCHPASS_WORKER_BEAT = env.float("PITCHPASS_WORKER_BEAT", 5.0)
 # Notices (services/sending.py): links in e-mails start with PITCHPASS_BASE_URL; webhooks
 # go to public addresses only unless PITCHPASS_WEBHOOK_PRIVATE=1 (a private network, tests).
-PITCHPASS_BASE_URL = os.environ.get("PITCHPASS_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
-PITCHPASS_WEBHOOK_PRIVATE = os.environ.get("PITCHPASS_WEBHOOK_PRIVATE") == "1"
+PITCHPASS_BASE_URL = env.str("PITCHPASS_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
+PITCHPASS_WEBHOOK_PRIVATE = env.bool("PITCHPASS_WEBHOOK_PRIVATE", False)
 # A delivery's whole exchange (connect, send, the answer) within this many seconds; an
 # endpoint that ran out of time is not tried again for PITCHPASS_WEBHOOK_PAUSE seconds
 # (its notices wait for their next attempts), so a receiver that hangs holds the worker
 # once, not once per notice.
-PITCHPASS_WEBHOOK_TIMEOUT = float(os.environ.get("PITCHPASS_WEBHOOK_TIMEOUT", "5"))
-PITCHPASS_WEBHOOK_PAUSE = float(os.environ.get("PITCHPASS_WEBHOOK_PAUSE", "60"))
-DATABASES = {"default": database(os.environ.get("DATABASE_URL"), HOME)}
-CACHES = {"default": cache(os.environ.get("PITCHPASS_CACHE_URL"))}
+PITCHPASS_WEBHOOK_TIMEOUT = env.float("PITCHPASS_WEBHOOK_TIMEOUT", 5.0)
+PITCHPASS_WEBHOOK_PAUSE = env.float("PITCHPASS_WEBHOOK_PAUSE", 60.0)
+DATABASES = {"default": database(env.str("DATABASE_URL", ""), HOME)}
+CACHES = {"default": cache(env.str("PITCHPASS_CACHE_URL", ""))}
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -220,9 +232,9 @@ AXES_VERBOSE = False
 # The API's rates (http/throttles.py): every call and each change, per user; wrong tokens,
 # per address. Counted in CACHES (above): shared by every process when it is the
 # database or Redis.
-PITCHPASS_API_RATE = os.environ.get("PITCHPASS_API_RATE", "600/m")
-PITCHPASS_API_WRITE_RATE = os.environ.get("PITCHPASS_API_WRITE_RATE", "120/m")
-PITCHPASS_API_BAD_TOKEN_RATE = os.environ.get("PITCHPASS_API_BAD_TOKEN_RATE", "20/m")
+PITCHPASS_API_RATE = env.str("PITCHPASS_API_RATE", "600/m")
+PITCHPASS_API_WRITE_RATE = env.str("PITCHPASS_API_WRITE_RATE", "120/m")
+PITCHPASS_API_BAD_TOKEN_RATE = env.str("PITCHPASS_API_BAD_TOKEN_RATE", "20/m")
 # No page may be framed by another (a framed board's Decide and Publish would work for
 # whoever frames it): X-Frame-Options and CSP frame-ancestors both say so.
 X_FRAME_OPTIONS = "DENY"

@@ -1,7 +1,7 @@
 """The app as a WSGI application, for a server of one's own choosing:
 `gunicorn pitchpass.web.wsgi` (`pitchpass serve` runs the same under gunicorn). The
 database must be prepared first: `pitchpass serve` does it, or
-`python -m django migrate --settings=pitchpass.web.settings`."""
+`pitchpass migrate`."""
 
 from __future__ import annotations
 
