@@ -11,8 +11,10 @@ import dataclasses
 import gc
 import json
 import os
+import shutil
 import signal
 import sys
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -609,12 +611,22 @@ def serve(
 ) -> None:
     """Serve the pages and the API on 127.0.0.1; prepares the database first."""
     _check_port(port)
+    counts = None
     if workers > 1:
-        # Before Django reads its settings: what every worker must share, or may keep.
+        # Before Django reads its settings: what every worker must share, or may keep;
+        # and each worker's counts for /metrics in files of one folder, which /metrics
+        # sums (prometheus_client's multiprocess mode, read as it is imported).
         os.environ.setdefault("PITCHPASS_CACHE_URL", "database")
         os.environ.setdefault("PITCHPASS_CONN_MAX_AGE", "60")
-    _database()
-    _serve(port, workers)
+        if "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
+            counts = tempfile.mkdtemp(prefix="pitchpass-metrics-")
+            os.environ["PROMETHEUS_MULTIPROC_DIR"] = counts
+    try:
+        _database()
+        _serve(port, workers)
+    finally:
+        if counts is not None:
+            shutil.rmtree(counts, ignore_errors=True)
 
 
 @app.command()

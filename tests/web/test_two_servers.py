@@ -78,6 +78,10 @@ def test_two_servers_act_as_one(tmp_path: Path) -> None:
         # Wrong tokens from one address: 6 a minute in all, whichever server is asked.
         answers = [call(ports[k % 2], "wrong", "GET", "/matches")[0] for k in range(8)]
         assert answers == [401] * 6 + [429] * 2
+        # /metrics adds up both of a server's workers (each counts in its own file): the
+        # 3 wrong tokens the first server answered 401, whichever worker took them.
+        wrong = 'django_http_responses_total_by_status_total{status="401"}'
+        assert _count(_metrics(ports[0]), wrong) == 3
     finally:
         logs = [stop(server) for server in servers]
     assert not any("Traceback" in log for log in logs), logs
@@ -93,3 +97,14 @@ def _export(port: int, token: str) -> dict[str, object]:
     with urllib.request.urlopen(request, timeout=30) as answer:
         document: dict[str, object] = yaml.safe_load(answer.read())
         return document
+
+
+def _metrics(port: int) -> str:
+    import urllib.request
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=30) as answer:
+        return str(answer.read().decode())
+
+
+def _count(text: str, name: str) -> float:
+    return sum(float(line.split()[-1]) for line in text.splitlines() if line.startswith(name))

@@ -45,7 +45,18 @@ def options(port: int, workers: int) -> dict[str, Any]:
         "accesslog": None,  # the app writes one line a request (logs.py)
         "errorlog": "-",
         "loglevel": "warning",
+        "child_exit": _forget_counts,
     }
+
+
+def _forget_counts(server: Any, worker: Any) -> None:
+    """A worker gone: its live values (not its totals) leave /metrics."""
+    import os
+
+    if "PROMETHEUS_MULTIPROC_DIR" in os.environ:
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
 
 
 def run(port: int, workers: int) -> None:

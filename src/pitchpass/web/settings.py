@@ -139,6 +139,7 @@ AXES_CLIENT_IP_CALLABLE = "pitchpass.web.http.throttles.client_address"
 if PRODUCTION:
     SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
     SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^health/$", r"^metrics$"]  # asked over plain HTTP
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = 31_536_000  # a year
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
@@ -198,8 +199,12 @@ INSTALLED_APPS = [
     "pitchpass.web.persistence.apps.PitchpassConfig",
     "pitchpass.web.http.apps.HttpConfig",
     "axes",  # sign-in lockout: AXES_* below
+    "health_check",  # /health/ (http/operations.py): its page's template
+    "django_prometheus",  # /metrics (http/operations.py)
 ]
+# django-prometheus counts each request between its first and last middleware.
 MIDDLEWARE = [
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -213,7 +218,8 @@ MIDDLEWARE = [
     "pitchpass.web.http.middleware.PageWrites",
     "pitchpass.web.http.middleware.ReadOnce",
     "csp.middleware.CSPMiddleware",
-    "axes.middleware.AxesMiddleware",  # last, as django-axes asks
+    "axes.middleware.AxesMiddleware",  # last of the app's, as django-axes asks
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 # Sign-in lockout (django-axes): after 5 failures for one username (from anywhere), or
 # from one address (whatever the usernames), signing in is refused for an hour, the right

@@ -5,6 +5,7 @@ from django.views.generic import RedirectView
 
 from pitchpass.web.http import door_pages, export_pages, page_actions, pages, season_pages
 from pitchpass.web.http.api import api
+from pitchpass.web.http.operations import Health, metrics
 
 match = "matches/<str:match_key>/"
 one = f"{match}requests/<str:request_id>/"
@@ -60,6 +61,8 @@ urlpatterns = [
     # Django's usual address for it, where people (and their password managers) look.
     path("accounts/login/", RedirectView.as_view(pattern_name="login", query_string=True)),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("health/", Health.as_view(), name="health"),
+    path("metrics", metrics, name="metrics"),
     path("", include(page_patterns)),
 ]
 

@@ -105,6 +105,11 @@ def stale_after() -> timedelta:
     return timedelta(seconds=3 * float(getattr(settings, "PITCHPASS_WORKER_BEAT", 5)))
 
 
+def workers_alive(now: datetime) -> int:
+    """How many workers have beaten within `stale_after()` of `now` (the health check's)."""
+    return m.WorkerBeat.objects.filter(seen__gte=now - stale_after()).count()
+
+
 def reclaim(now: datetime) -> list[str]:
     """Make ready again every running task whose worker stopped beating (or never beat);
     one interrupted too often fails instead. The ids made ready."""
