@@ -337,6 +337,8 @@ def demo(
     _check_port(port)
     # Links in the e-mails the worker writes lead to this server (unless set otherwise).
     os.environ.setdefault("PITCHPASS_BASE_URL", f"http://127.0.0.1:{port}")
+    # Someone trying the desk reads the terminal: no record of each request answered.
+    os.environ.setdefault("PITCHPASS_LOG_REQUESTS", "0")
     _database()
     from django.utils import timezone
 

@@ -5,6 +5,7 @@ forked from it and opens its own database connections."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
@@ -42,11 +43,24 @@ def options(port: int, workers: int) -> dict[str, Any]:
         "timeout": 60,  # a worker silent this long is replaced
         "graceful_timeout": 30,
         "forwarded_allow_ips": "",
-        "accesslog": None,  # the app writes one line a request (logs.py)
+        "accesslog": None,  # the app writes one record a request (logs.RequestId)
         "errorlog": "-",
         "loglevel": "warning",
+        "logconfig_dict": _logging(),
         "child_exit": _forget_counts,
     }
+
+
+def _logging() -> dict[str, Any]:
+    """Gunicorn's own records (a worker timed out, one restarted) as the app's: one JSON
+    object a line on stderr (settings.LOGGING, logs.py)."""
+    from django.conf import settings
+
+    config: dict[str, Any] = copy.deepcopy(settings.LOGGING)
+    quiet = {"level": "WARNING", "propagate": True}
+    config["loggers"] = {**config.get("loggers", {}), "gunicorn.error": quiet}
+    config["loggers"]["gunicorn.access"] = quiet
+    return config
 
 
 def _forget_counts(server: Any, worker: Any) -> None:

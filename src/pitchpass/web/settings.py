@@ -205,6 +205,7 @@ INSTALLED_APPS = [
 # django-prometheus counts each request between its first and last middleware.
 MIDDLEWARE = [
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
+    "pitchpass.web.logs.RequestId",  # each record while a request is answered names it
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -303,19 +304,17 @@ LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Every record to stderr, one line each (pitchpass.web.logs.OneLine escapes what a request
-# brings into a message: a path with "%0A" cannot forge a line).
+# Every record to stderr as one JSON object a line, with the request's id while one is
+# answered (pitchpass.web.logs); one record a request answered (PITCHPASS_LOG_REQUESTS).
+PITCHPASS_LOG_REQUESTS = env.bool("PITCHPASS_LOG_REQUESTS", True)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"one_line": {"()": "pitchpass.web.logs.OneLine"}},
-    "handlers": {
-        "stderr": {
-            "class": "logging.StreamHandler",
-            "filters": ["one_line"],
-            "formatter": "plain",
-        }
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json"}},
+    "formatters": {"json": {"()": "pitchpass.web.logs.formatter"}},
+    "loggers": {
+        "pitchpass.requests": {"level": "INFO"},
+        "health_check": {"level": "ERROR"},  # a check that fails is in /health/'s answer
     },
-    "formatters": {"plain": {"format": "%(levelname)s %(name)s %(message)s"}},
     "root": {"handlers": ["stderr"], "level": "WARNING"},
 }
