@@ -285,10 +285,12 @@ def prepare(url: str, home: Path) -> tuple[dict[str, str], list[str], list[str],
 def serve(env: dict[str, str], port: int, workers: int) -> subprocess.Popen[str]:
     server_env = dict(env, DJANGO_SETTINGS_MODULE="web_site")
     server_env["PYTHONPATH"] = os.pathsep.join([str(HERE), env.get("PYTHONPATH", "")])
+    # Its log (a JSON record a request) into a file: a pipe left unread would fill.
+    log = tempfile.TemporaryFile("w+")  # noqa: SIM115  # open as long as the server runs
     server = subprocess.Popen(
         [sys.executable, "-m", "pitchpass", "serve", "--port", str(port),
          "--workers", str(workers)],
-        env=server_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=server_env, stdout=log, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     import socket
 
@@ -298,7 +300,8 @@ def serve(env: dict[str, str], port: int, workers: int) -> subprocess.Popen[str]
             if probe.connect_ex(("127.0.0.1", port)) == 0:
                 return server
         if server.poll() is not None or time.monotonic() > deadline:
-            raise SystemExit(f"the server did not start: {server.communicate()[0]}")
+            log.seek(0)
+            raise SystemExit(f"the server did not start: {log.read()}")
         time.sleep(0.2)
 
 
@@ -308,14 +311,21 @@ def check(setup: Setup, samples: list[Sample]) -> list[str]:
     failures = [f"{s.kind} ({s.mode}): answers {s.statuses}" for s in samples
                 if set(s.statuses) - {200, 201}]  # fmt: skip
 
-    async def listed() -> tuple[int, bytes]:
-        return await Client(setup.port).call("GET", f"/api/matches/{MATCH}/requests", setup.officer)
+    async def listed() -> list[dict[str, Any]]:
+        """Every stored request, page after page (1,000 a page)."""
+        found: list[dict[str, Any]] = []
+        while True:
+            path = f"/api/matches/{MATCH}/requests?limit=1000&offset={len(found)}"
+            status, body = await Client(setup.port).call("GET", path, setup.officer)
+            page = json.loads(body)
+            found += page["items"]
+            if status != 200 or len(found) >= page["count"] or not page["items"]:
+                return found
 
     async def decide() -> tuple[int, bytes]:
         return await Client(setup.port).call("POST", f"/api/matches/{MATCH}/decide", setup.officer)
 
-    status, body = asyncio.run(listed())
-    ids = [r["id"] for r in json.loads(body)]
+    ids = [r["id"] for r in asyncio.run(listed())]
     if len(ids) != len(set(ids)):
         failures.append("a request is stored twice")
     missing = set(setup.acknowledged) - set(ids)

@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -67,6 +68,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     else:
         pytest.fail("the demo server did not start:\n" + "".join(seen))
     _wait_for(port)
+    # Read on as it writes: a pipe left unread fills, and the server then waits on its
+    # next log record.
+    threading.Thread(target=lambda: seen.extend(server.stdout or ()), daemon=True).start()
     yield Site(f"http://127.0.0.1:{port}", passwords, home)
     server.terminate()
     server.wait(timeout=10)

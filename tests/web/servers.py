@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -63,6 +64,7 @@ def serve(home: Path, port: int, *args: str, **extra: str) -> subprocess.Popen[s
     while True:
         with socket.socket() as probe:
             if probe.connect_ex(("127.0.0.1", port)) == 0:
+                _drain(server)
                 return server
         assert server.poll() is None, server.communicate()[0]
         assert time.monotonic() < deadline, "the server did not start"
@@ -75,6 +77,7 @@ def crash(server: subprocess.Popen[str], port: int) -> None:
     once its port is closed."""
     os.killpg(server.pid, signal.SIGKILL)
     server.wait(timeout=10)
+    _OUTPUT.pop(server.pid, None)
     deadline = time.monotonic() + 10
     while True:
         with socket.socket() as probe:
@@ -84,9 +87,26 @@ def crash(server: subprocess.Popen[str], port: int) -> None:
         time.sleep(0.05)
 
 
+# What each server wrote, read as it writes (a pipe left unread fills, and the server
+# then waits on its next log record): its pid's lines.
+_OUTPUT: dict[int, tuple[threading.Thread, list[str]]] = {}
+
+
+def _drain(server: subprocess.Popen[str]) -> None:
+    lines: list[str] = []
+    assert server.stdout is not None
+    reader = threading.Thread(target=lambda: lines.extend(server.stdout or ()), daemon=True)
+    reader.start()
+    _OUTPUT[server.pid] = (reader, lines)
+
+
 def stop(server: subprocess.Popen[str]) -> str:
+    """Stopped as an operator would (SIGTERM); what it wrote."""
     server.terminate()
-    return server.communicate(timeout=40)[0]
+    server.wait(timeout=40)
+    reader, lines = _OUTPUT.pop(server.pid)
+    reader.join(timeout=10)
+    return "".join(lines)
 
 
 def future_match(tmp_path: Path, home: Path) -> None:

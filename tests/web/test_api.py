@@ -87,8 +87,8 @@ MATRIX = [
 def test_permission_matrix(tokens, who, path, status, expected) -> None:
     code, body = get(tokens, who, path)
     assert code == status
-    if isinstance(expected, int):
-        assert len(body) == expected
+    if isinstance(expected, int):  # a page of a list, holding them all
+        assert body["count"] == len(body["items"]) == expected
     elif isinstance(expected, tuple):  # one object: a field and its value
         assert body[expected[0]] == expected[1]
     else:
@@ -96,7 +96,8 @@ def test_permission_matrix(tokens, who, path, status, expected) -> None:
 
 
 def test_media_see_only_their_own_organisations_requests(tokens) -> None:
-    _, body = get(tokens, "documentary", f"/matches/{DERBY}/requests")
+    _, page = get(tokens, "documentary", f"/matches/{DERBY}/requests")
+    body = page["items"]
     assert {r["by"] for r in body} == {"man-city-documentary"}
     assert [r["id"] for r in body] == ["r24", "r25"]
     assert list(body[0])[:8] == [
@@ -105,8 +106,8 @@ def test_media_see_only_their_own_organisations_requests(tokens) -> None:
 
 
 def test_the_away_officer_sees_the_requests_in_its_dressing_room(tokens) -> None:
-    _, body = get(tokens, "away-officer", f"/matches/{DERBY}/requests")
-    assert [(r["id"], r["zone"]) for r in body] == [("r24", "away-dressing-room")]
+    _, page = get(tokens, "away-officer", f"/matches/{DERBY}/requests")
+    assert [(r["id"], r["zone"]) for r in page["items"]] == [("r24", "away-dressing-room")]
 
 
 def test_a_hidden_match_and_an_absent_one_look_the_same(tokens) -> None:
@@ -124,9 +125,24 @@ def test_a_wrong_token_is_401(tokens) -> None:
 def test_a_session_signs_in_too(tokens) -> None:
     client = Client()
     assert client.login(username="bt", password="pw-for-tests-only-7")
-    assert len(client.get("/api/matches").json()) == 4
+    assert len(client.get("/api/matches").json()["items"]) == 4
 
 
 def test_openapi_schema_lists_the_paths() -> None:
     schema = Client().get("/api/openapi.json").json()
     assert "/api/matches/{match}/requests" in schema["paths"]
+
+
+def test_lists_come_in_pages(tokens) -> None:
+    """Every list of the API is paged (issue 28, section 9): ?limit= and ?offset=,
+    answered as the page's items and the count of them all; a limit past 1,000, or not
+    a number, is refused in the error shape."""
+    _, whole = get(tokens, "admin", f"/matches/{DERBY}/requests")
+    assert whole["count"] == 37 and len(whole["items"]) == 37
+    _, page = get(tokens, "admin", f"/matches/{DERBY}/requests?limit=10&offset=30")
+    assert page["count"] == 37
+    assert [r["id"] for r in page["items"]] == [r["id"] for r in whole["items"][30:]]
+    for bad in ("limit=1001", "limit=0", "limit=ten", "offset=-1"):
+        status, body = get(tokens, "admin", f"/matches/{DERBY}/requests?{bad}")
+        assert status == 400 and body["code"] == "invalid", (bad, body)
+        assert body["path"] == bad.split("=")[0]

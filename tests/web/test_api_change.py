@@ -23,7 +23,7 @@ def patch(client: Client, request_id: str, body: dict[str, Any], match: str = MA
 
 
 def requests_of(client: Client) -> list[dict[str, Any]]:
-    return client.get(f"/api/matches/{MATCH}/requests").json()
+    return client.get(f"/api/matches/{MATCH}/requests").json()["items"]
 
 
 def test_media_change_their_request_and_it_counts_as_submitted_now(api) -> None:

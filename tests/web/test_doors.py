@@ -34,7 +34,7 @@ def _in_pre_match(desk: Any) -> None:
 def _passes(client: Client) -> Any:
     answer = client.get(f"/api/matches/{SEED}/passes")
     assert answer.status_code == 200, answer.content
-    return {p["request"]: p for p in answer.json()}
+    return {p["request"]: p for p in answer.json()["items"]}
 
 
 def _scan(client: Client, code: str, zone: str, phase: str, direction: str = "in", **more: Any):

@@ -54,8 +54,9 @@ def test_every_acknowledged_submission_survives_a_kill(tmp_path: Path) -> None:
         thread.join(timeout=30)
     server = serve(home, port)  # started again, at once, on its port
     try:
-        status, stored = call(port, tv, "GET", f"/matches/{MATCH}/requests")
+        status, page = call(port, tv, "GET", f"/matches/{MATCH}/requests?limit=1000")
         assert status == 200
+        stored = page["items"]
         ids = [r["id"] for r in stored]
         assert len(ids) == len(set(ids))  # none twice
         missing = sorted(set(acknowledged) - set(ids))
@@ -73,9 +74,9 @@ def test_every_acknowledged_submission_survives_a_kill(tmp_path: Path) -> None:
 
 
 def _locked(port: int, token: str) -> set[str]:
-    status, stored = call(port, token, "GET", f"/matches/{MATCH}/requests")
+    status, page = call(port, token, "GET", f"/matches/{MATCH}/requests?limit=1000")
     assert status == 200
-    return {r["id"] for r in stored if r.get("locked")}
+    return {r["id"] for r in page["items"] if r.get("locked")}
 
 
 def test_a_server_killed_during_publish_publishes_all_or_nothing(tmp_path: Path) -> None:
@@ -145,8 +146,9 @@ def test_a_server_killed_during_publish_publishes_all_or_nothing(tmp_path: Path)
 def _told_once(port: int, tv: str) -> list[str]:
     """The notices a publish writes are written with it: each of the organisation's
     published grants is told once (`granted`), none that is not published."""
-    status, told = call(port, tv, "GET", "/notices?kind=granted")
+    status, page = call(port, tv, "GET", "/notices?kind=granted&limit=1000")
     assert status == 200
+    told = page["items"]
     requests = [n["request"] for n in told]
     assert len(requests) == len(set(requests)), requests  # none told twice
     assert set(requests) == _locked(port, tv)

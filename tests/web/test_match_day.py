@@ -104,7 +104,7 @@ def test_an_accepted_offer_is_a_published_grant_with_its_pass(desk) -> None:
     answer = waitlist.answer(_user("docs"), SEED, "r24", True, _at(110))
     assert answer["state"] == "accepted"
     assert m.Request.objects.get(match__key=SEED, key="r24").locked
-    passes = desk["docs"].get(f"/api/matches/{SEED}/passes").json()
+    passes = desk["docs"].get(f"/api/matches/{SEED}/passes").json()["items"]
     assert {p["request"] for p in passes} == {"r24", "r25"}
     with pytest.raises(ServiceError) as twice:
         waitlist.answer(_user("docs"), SEED, "r24", False, _at(111))
@@ -123,7 +123,7 @@ def test_an_offer_holds_only_the_phases_still_to_come(desk) -> None:
     told = m.Notice.objects.get(match__key=SEED, request="r24", kind="promoted")
     assert "for post-match only" in told.text and told.data["phases"] == ["post-match"]
     waitlist.answer(_user("docs"), SEED, "r24", True, _at(110))
-    passes = desk["docs"].get(f"/api/matches/{SEED}/passes").json()
+    passes = desk["docs"].get(f"/api/matches/{SEED}/passes").json()["items"]
     assert next(p for p in passes if p["request"] == "r24")["phases"] == ["post-match"]
     # The engine's view and the grid count it post-match only: the away dressing room
     # before the match holds nobody of r24.
@@ -198,7 +198,10 @@ def test_an_incident_shows_who_was_present_beside_the_plan(desk) -> None:
     counted inside the zone at the incident's minute (`present`)."""
     from pitchpass.web.services import doors
 
-    code = {p["request"]: p["code"] for p in desk["bt"].get(f"/api/matches/{SEED}/passes").json()}
+    code = {
+        p["request"]: p["code"]
+        for p in desk["bt"].get(f"/api/matches/{SEED}/passes").json()["items"]
+    }
     body = {"code": code["r02"], "zone": "tunnel", "phase": "post-match", "direction": "in"}
     verdict = doors.do_check_in(_user("steward"), SEED, body, _at(110))
     assert verdict["result"] == "admitted", verdict
@@ -518,7 +521,9 @@ def test_releases_leave_a_grace_warn_first_spare_the_host_and_go_phase_by_phase(
     assert "60 minutes after its grant was published" in said.text and "pre-match" in said.text
     exported = next(r for r in store.export(SEED)["requests"] if r["id"] == "r35")
     assert exported["phases"] == ["post-match"]
-    passes = {p["request"]: p for p in desk["officer"].get(f"/api/matches/{SEED}/passes").json()}
+    passes = {
+        p["request"]: p for p in desk["officer"].get(f"/api/matches/{SEED}/passes").json()["items"]
+    }
     assert passes["r35"]["phases"] == ["post-match"]
     # Every view says the same: granted, for post-match, its pre-match place released.
     shown = desk["officer"].get(f"/api/matches/{SEED}/decisions").json()["decisions"]

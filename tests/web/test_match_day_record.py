@@ -98,7 +98,7 @@ def test_an_accepted_place_is_granted_everywhere_at_once_without_a_decide(desk) 
     )  # what passes through the tunnel to the pitch counts there too
     assert cells["tunnel", "post-match"] <= 46  # the tunnel's places: never more
     # Its pass, and the door lets its crew in.
-    passes = desk["docs"].get(f"/api/matches/{SEED}/passes").json()
+    passes = desk["docs"].get(f"/api/matches/{SEED}/passes").json()["items"]
     code = next(p["code"] for p in passes if p["request"] == "r24")
     body = {"code": code, "zone": "tunnel", "phase": "post-match", "direction": "in"}
     verdict = doors.do_check_in(_user("steward"), SEED, body, _at(110))
@@ -151,7 +151,7 @@ def test_an_open_offer_is_exported_as_holding_its_places(desk) -> None:
     # Its crew has not accepted: not a published grant (no pass, not released).
     assert not m.Request.objects.get(match__key=SEED, key="r24").locked
     assert "r24" not in {
-        p["request"] for p in desk["docs"].get(f"/api/matches/{SEED}/passes").json()
+        p["request"] for p in desk["docs"].get(f"/api/matches/{SEED}/passes").json()["items"]
     }
 
 

@@ -272,13 +272,13 @@ def test_the_notices_page_lists_what_changed_since_the_last_visit(desk) -> None:
     assert page.post("/notices/seen/", {"upto": "yesterday"}).status_code == 400
     assert page.get("/notices/seen/").status_code == 302  # to the page, as a bookmark
     # The API lists the same lines, word for word, and reading it is not a visit.
-    listed = page.get("/api/notices").json()
+    listed = page.get("/api/notices").json()["items"]
     assert [(n["request"], n["kind"], n["new"]) for n in listed] == [
         ("r25", "decided", False),
         ("r24", "decided", False),
     ]
     assert all(n["text"] in again for n in listed)
-    assert page.get("/api/notices?kind=granted").json() == []
+    assert page.get("/api/notices?kind=granted").json()["items"] == []
     wrong = page.get("/api/notices?kind=everything")
     assert wrong.status_code == 400 and wrong.json()["path"] == "kind"
     assert Client().get("/api/notices").status_code == 401

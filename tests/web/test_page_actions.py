@@ -454,7 +454,7 @@ def test_a_revoked_grant_stays_out_and_its_places_go_to_others(site) -> None:
     assert {d["status"] for d in decide_document(exported)["matches"][0]["decisions"]} == {
         "granted"
     }
-    listed = officer.get(f"/api/matches/{MATCH}/requests").json()
+    listed = officer.get(f"/api/matches/{MATCH}/requests").json()["items"]
     assert [r["revoked"] for r in listed if r["id"] == "r02"] == ["accreditation withdrawn"]
     assert (
         officer.post(

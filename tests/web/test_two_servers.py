@@ -65,7 +65,8 @@ def test_two_servers_act_as_one(tmp_path: Path) -> None:
         assert faults == []
         for action in ("decide", "publish"):  # the last of them published
             assert call(ports[1], boss, "POST", f"/matches/{MATCH}/{action}", timeout=60)[0] == 200
-        status, stored = call(ports[0], tv, "GET", f"/matches/{MATCH}/requests")
+        status, page = call(ports[0], tv, "GET", f"/matches/{MATCH}/requests?limit=1000")
+        stored = page["items"]
         ids = [r["id"] for r in stored]
         assert len(ids) == len(set(ids)) and set(acknowledged) <= set(ids)
         assert len(acknowledged) == 36

@@ -53,7 +53,7 @@ def test_submit_then_see_it_and_withdraw_it(api) -> None:
     )
     assert created.status_code == 201
     new_id = created.json()["id"]
-    mine = api["bt"].get(f"/api/matches/{MATCH}/requests").json()
+    mine = api["bt"].get(f"/api/matches/{MATCH}/requests").json()["items"]
     assert new_id in [r["id"] for r in mine] and {r["by"] for r in mine} == {"bt-sport"}
     assert m.AuditEntry.objects.filter(action="submit", target=new_id).count() == 1
     # Another organisation cannot withdraw it, and cannot tell that it exists.
@@ -186,7 +186,7 @@ def test_consent_taken_back_from_a_published_grant_is_listed_at_once(api) -> Non
     assert m.Request.objects.get(match__key=MATCH, key="r26").locked
 
     def r26() -> dict[str, Any]:
-        listed = api["officer"].get(f"/api/matches/{MATCH}/requests").json()
+        listed = api["officer"].get(f"/api/matches/{MATCH}/requests").json()["items"]
         return next(r for r in listed if r["id"] == "r26")
 
     assert r26()["consent"] == ["man-united"]
@@ -202,7 +202,7 @@ def test_consent_to_a_request_one_may_not_see_is_not_found_like_an_absent_one(ap
         assert (response.status_code, response.json()["code"]) == (404, "not-found"), request_id
     assert post(api["docs"], "/requests/r24/consent", {"given": False}).status_code == 403
     assert not m.AuditEntry.objects.filter(action="consent").exists()
-    seen = api["away"].get(f"/api/matches/{MATCH}/requests").json()
+    seen = api["away"].get(f"/api/matches/{MATCH}/requests").json()["items"]
     assert [r["id"] for r in seen] == ["r24"]
 
 
@@ -290,7 +290,7 @@ def test_overrides_with_a_reason_change_the_proposal(api) -> None:
     r01 = next(d for d in refused["decisions"] if d["request"] == "r01")
     assert r01["reasons"] == [{"code": "override", "text": "crew not accredited"}]
     assert [d["request"] for d in refused["decisions"]] == [
-        r["id"] for r in api["admin"].get(f"/api/matches/{MATCH}/requests").json()
+        r["id"] for r in api["admin"].get(f"/api/matches/{MATCH}/requests").json()["items"]
     ]
     shown = api["officer"].get(f"/api/matches/{MATCH}/decisions").json()
     assert {d["state"] for d in shown["decisions"]} == {"proposed"}  # nothing published yet
@@ -499,7 +499,7 @@ def test_a_list_read_again_is_read_back_until_the_match_changes(api) -> None:
         with CaptureQueriesContext(connection) as queries:
             answer = client.get(f"/api/matches/{MATCH}/requests")
         assert answer.status_code == 200
-        return answer.json(), len(queries.captured_queries)
+        return answer.json()["items"], len(queries.captured_queries)
 
     from django.core.cache import cache
 

@@ -21,7 +21,8 @@ CHAIN: list[structlog.typing.Processor] = [
     structlog.contextvars.merge_contextvars,  # the request's id (RequestId below)
     structlog.stdlib.add_log_level,
     structlog.stdlib.add_logger_name,
-    structlog.stdlib.ExtraAdder(),  # log.info(..., extra={...}) as fields
+    # Fields given as log.info(..., extra={...}): these, not a request object's repr.
+    structlog.stdlib.ExtraAdder(allow=("method", "path", "status", "ms", "status_code")),
     structlog.processors.TimeStamper(fmt="iso", utc=True),
 ]
 

@@ -135,6 +135,10 @@ ALLOWED_HOSTS = [
 # entry, it answers the proxy's address, which would lock everyone out behind it.
 PITCHPASS_PROXIES = env.int("PITCHPASS_PROXIES", 1 if PRODUCTION else 0)
 NINJA_NUM_PROXIES = PITCHPASS_PROXIES
+# The API's lists come in pages: ?limit= (100 by default, at most 1,000) and ?offset=,
+# answered as {"items": [...], "count": all of them}.
+NINJA_PAGINATION_PER_PAGE = 100
+NINJA_PAGINATION_MAX_LIMIT = 1000
 AXES_CLIENT_IP_CALLABLE = "pitchpass.web.http.throttles.client_address"
 if PRODUCTION:
     SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True

@@ -23,6 +23,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from ninja import Field, NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
+from ninja.pagination import LimitOffsetPagination, paginate
 from ninja.parser import Parser
 from ninja.responses import Status
 from ninja.security import HttpBearer
@@ -262,6 +263,7 @@ def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
 @api.get(
     "/matches", response=answers({200: list[MatchOut]}), summary="The matches this user may see"
 )
+@paginate(LimitOffsetPagination)
 def list_matches(request: HttpRequest) -> list[dict[str, Any]]:
     return entries.matches_for(request.auth)  # type: ignore[attr-defined]
 
@@ -271,6 +273,7 @@ def list_matches(request: HttpRequest) -> list[dict[str, Any]]:
     response=answers({200: list[NoticeOut]}),
     summary="What changed for the user's organisation, newest first (as the Notices page)",
 )
+@paginate(LimitOffsetPagination)
 def list_notices(request: HttpRequest, kind: str | None = None) -> list[dict[str, Any]]:
     return notices.notices_json(request.auth, kind)  # type: ignore[attr-defined]
 
@@ -342,6 +345,7 @@ def publish_together(request: HttpRequest, competition: str, body: TogetherIn) -
     exclude_unset=True,
     summary="Requests of a match (media: their own only)",
 )
+@paginate(LimitOffsetPagination)
 def list_requests(request: HttpRequest, match: str) -> list[dict[str, Any]]:
     return entries.requests_for(request.auth, match)  # type: ignore[attr-defined]
 
@@ -540,6 +544,7 @@ def log_incident(request: HttpRequest, match: str, body: IncidentIn) -> Status[d
     exclude_unset=True,
     summary="The passes of the match's published grants (media: their own)",
 )
+@paginate(LimitOffsetPagination)
 def list_passes(request: HttpRequest, match: str) -> list[dict[str, Any]]:
     return doors.passes_for(request.auth, match)  # type: ignore[attr-defined]
 
