@@ -58,3 +58,34 @@ def test_a_nul_in_a_path_is_not_found(api) -> None:
         assert got.status_code == 404 and got.json()["code"] == "not-found", path
     page = api["officer"].get("/matches/a%00b/")
     assert page.status_code == 404 and "NUL" in page.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "where"),
+    [
+        ("/requests", {**BODY, "id": "r" * 101}, "id"),
+        ("/requests", {**BODY, "zone": "z" * 101}, "zone"),
+        ("/requests", {**BODY, "phases": ["post-match"] * 101}, "phases"),
+        ("/requests", {**BODY, "phases": ["p" * 101]}, "phases[0]"),
+        ("/requests", {**BODY, "consent": ["c"] * 101}, "consent"),
+        ("/incidents", {"zone": "tunnel", "minute": 3, "what": "w" * 2001}, "what"),
+        ("/incidents", {"zone": "tunnel", "at": "9" * 65}, "at"),
+        ("/what-if", {"capacity": {f"z{n}": 1 for n in range(101)}}, "capacity"),
+        ("/what-if", {"grant": ["r01"] * 10_001}, "grant"),
+        ("/requests/r24/override", {"status": "refused", "reason": "x" * 2001}, "reason"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_every_body_is_bounded_by_its_schema(api, path: str, body: dict, where: str) -> None:
+    """Issue 28, section 6: each body's sizes are its schema's (web/limits.py); past one,
+    a 400 `invalid` names the field, before any service reads it."""
+    who = "bt" if path == "/requests" else "officer"
+    sent = post(api[who], path, body)
+    assert sent.status_code == 400, sent.content
+    assert (sent.json()["code"], sent.json()["path"]) == ("invalid", where)
+
+
+def test_a_notice_kind_is_one_of_the_kinds(api) -> None:
+    sent = api["bt"].get("/api/notices?kind=everything")
+    assert sent.status_code == 400 and sent.json()["path"] == "kind"
+    assert "'granted'" in sent.json()["message"]  # the kinds it could be are named

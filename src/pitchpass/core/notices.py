@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from pitchpass.core.codes import Status
 from pitchpass.core.coverage import phase_at
@@ -32,10 +33,12 @@ RELEASED = "released"
 CONSENT_ASKED = "consent-asked"
 INCIDENT = "incident"
 
-KINDS = (
-    DECIDED, BUMPED, GRANTED, REFUSED, REVOKED, PROMOTED, RELEASE_WARNING, RELEASED,
-    CONSENT_ASKED, INCIDENT,
-)  # fmt: skip
+# The kinds, as a type (the API's `?kind=` is one of them) and as a tuple.
+Kind = Literal[
+    "decided", "bumped", "granted", "refused", "revoked", "promoted", "release-warning",
+    "released", "consent-asked", "incident",
+]  # fmt: skip
+KINDS: tuple[str, ...] = get_args(Kind)
 
 WORDS = {
     DECIDED: "a request's proposed decision (a decide or an override)",

@@ -3,9 +3,11 @@
 OpenAPI at /api/openapi.json, docs at /api/docs. Auth: `Authorization: Bearer <token>`
 (from `pitchpass token create`) or a signed-in session. Every error has one shape,
 `{"code", "message", "path"}`, with the status its code stands for (errors.py).
-"""
 
-from __future__ import annotations
+Annotations are evaluated as the module is read (no `from __future__ import
+annotations`): ninja reads a paged operation's parameters through its pagination
+wrapper, whose module would not know this one's names.
+"""
 
 import dataclasses
 import functools
@@ -31,6 +33,7 @@ from ninja.security import SessionAuth as NinjaSessionAuth
 from pydantic import PlainValidator, StrictBool, StrictInt, WithJsonSchema
 
 from pitchpass.core import SolverFailed
+from pitchpass.core.notices import Kind as NoticeKind
 from pitchpass.core.overrides import ByHand
 from pitchpass.web.errors import DATABASE_AWAY, ErrorCode, ServiceError
 from pitchpass.web.http import schemas, throttles
@@ -274,7 +277,7 @@ def list_matches(request: HttpRequest) -> list[dict[str, Any]]:
     summary="What changed for the user's organisation, newest first (as the Notices page)",
 )
 @paginate(LimitOffsetPagination)
-def list_notices(request: HttpRequest, kind: str | None = None) -> list[dict[str, Any]]:
+def list_notices(request: HttpRequest, kind: NoticeKind | None = None) -> list[dict[str, Any]]:
     return notices.notices_json(request.auth, kind)  # type: ignore[attr-defined]
 
 
@@ -311,7 +314,7 @@ def ask_hindsight(request: HttpRequest, competition: str) -> Status[dict[str, bo
 class TogetherIn(Schema):
     """Matches of the competition decided or published together (a matchweek)."""
 
-    matches: list[str]
+    matches: Annotated[list[schemas.Id], Field(max_length=matchweek.MAX_TOGETHER)]
 
 
 @api.post(
@@ -370,13 +373,13 @@ class RequestIn(Schema):
     """A request as in docs/contract.md, without `match` (the path says it) and `submitted` (the
     server's clock says it); `by` only for admins (media submit for their own)."""
 
-    id: str | None = None
-    by: str | None = None
-    zone: str
-    phases: list[str]
+    id: schemas.Id | None = None
+    by: schemas.Id | None = None
+    zone: schemas.Id
+    phases: schemas.Ids
     crew: StrictInt
     cameras: StrictInt = 1
-    consent: list[str] = Field(default_factory=list)
+    consent: schemas.Ids = Field(default_factory=list)
 
 
 @api.post(
@@ -396,11 +399,11 @@ class RequestChange(Schema):
     """The fields of a request to change; those left out stay as they are (`consent`:
     admins only)."""
 
-    zone: str | None = None
-    phases: list[str] | None = None
+    zone: schemas.Id | None = None
+    phases: schemas.Ids | None = None
     crew: StrictInt | None = None
     cameras: StrictInt | None = None
-    consent: list[str] | None = None
+    consent: schemas.Ids | None = None
 
 
 @api.patch(
@@ -462,7 +465,7 @@ def publish(request: HttpRequest, match: str) -> dict[str, list[str]]:
 
 
 class RevokeIn(Schema):
-    reason: str
+    reason: schemas.Text
 
 
 @api.post(
@@ -518,12 +521,12 @@ Minute = Annotated[
 class IncidentIn(Schema):
     """An incident as in docs/contract.md, without `match`: exactly one of minute and at."""
 
-    id: str | None = None
-    zone: str
+    id: schemas.Id | None = None
+    zone: schemas.Id
     # The clock, a number (not true or "3"); or a football minute: "87'", "45+2", "90+3".
     minute: Minute | None = None
-    at: str | None = None
-    what: str | None = None
+    at: schemas.Moment | None = None
+    what: schemas.Text | None = None
 
 
 @api.post(
@@ -600,10 +603,9 @@ def coverage(request: HttpRequest, match: str) -> dict[str, Any]:
 
 
 class WhatIfIn(Schema):
-    grant: list[str] = Field(default_factory=list)
-    refuse: list[str] = Field(default_factory=list)
-    # "zone" or "zone@phase" -> places
-    capacity: dict[str, StrictInt] = Field(default_factory=dict)
+    grant: schemas.ManyIds = Field(default_factory=list)
+    refuse: schemas.ManyIds = Field(default_factory=list)
+    capacity: schemas.Capacities = Field(default_factory=dict)
 
 
 @api.post(
@@ -633,7 +635,7 @@ def export(request: HttpRequest, match: str) -> HttpResponse:
 
 class OverrideIn(Schema):
     status: ByHand
-    reason: str
+    reason: schemas.Text
 
 
 @api.post(

@@ -9,13 +9,27 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from ninja import Schema
-from pydantic import BaseModel, ConfigDict, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints
 from pydantic import ValidationError as PydanticError
 
 from pitchpass.core.doors import Direction
 from pitchpass.web.errors import STATUS, ErrorCode, ServiceError
-from pitchpass.web.limits import ID_LENGTH
+from pitchpass.web.limits import ID_LENGTH, LIST_LENGTH, MANY_LENGTH, TEXT_LENGTH
 from pitchpass.web.services.doors import CODE_MAX, KEY_MAX
+
+# What a body may hold, bounded where it is read (issue 28, section 6): the services see
+# only values these let through. Rules about the values (a zone the venue has, a crew of
+# at least 1) are the core's, which names them.
+Id = Annotated[str, StringConstraints(max_length=ID_LENGTH)]
+Text = Annotated[str, StringConstraints(max_length=TEXT_LENGTH)]
+Moment = Annotated[str, StringConstraints(max_length=64)]  # an ISO date and time
+Ids = Annotated[list[Id], Field(max_length=LIST_LENGTH)]
+ManyIds = Annotated[list[Id], Field(max_length=MANY_LENGTH)]
+# "zone" or "zone@phase": places
+Capacities = Annotated[
+    dict[Annotated[str, StringConstraints(max_length=2 * ID_LENGTH + 1)], StrictInt],
+    Field(max_length=LIST_LENGTH),
+]
 
 
 class Out(BaseModel):
@@ -320,11 +334,11 @@ class CheckInIn(Schema):
     answer comes back); `scanned`: when it was made, for a scan queued while offline."""
 
     code: Annotated[str, StringConstraints(max_length=CODE_MAX)]
-    zone: Annotated[str, StringConstraints(max_length=ID_LENGTH)]
-    phase: Annotated[str, StringConstraints(max_length=ID_LENGTH)]
+    zone: Id
+    phase: Id
     direction: Direction
     key: Annotated[str, StringConstraints(max_length=KEY_MAX)] | None = None
-    scanned: Annotated[str, StringConstraints(max_length=64)] | None = None
+    scanned: Moment | None = None
 
 
 def invalid(errors: list[Any]) -> ServiceError:
@@ -335,7 +349,12 @@ def invalid(errors: list[Any]) -> ServiceError:
     while loc and loc[0] in ("body", "query", "path"):  # where it came from, not its name
         loc.pop(0)
     path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
-    return ServiceError(ErrorCode.INVALID, first.get("msg", "invalid"), path)
+    message = OUR_WORDS.get(first.get("type", ""), first.get("msg", "invalid"))
+    return ServiceError(ErrorCode.INVALID, message, path)
+
+
+# Where the desk says it in words of its own (the same as the store's for stored text).
+OUR_WORDS = {"string_unicode": "text must be valid Unicode (UTF-8)"}
 
 
 def check_in_body(raw: dict[str, Any]) -> dict[str, Any]:
