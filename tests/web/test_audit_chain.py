@@ -5,10 +5,6 @@ sees the newest ones removed, exit 1."""
 
 from __future__ import annotations
 
-import os
-import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -50,37 +46,27 @@ def test_postgresql_itself_refuses_to_change_an_entry() -> None:
     assert verify().broken is None
 
 
-def _pitchpass(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PITCHPASS_HOME=str(home))
-    env.pop("DATABASE_URL", None)
-    return subprocess.run(
-        [sys.executable, "-m", "pitchpass", *args], capture_output=True, text=True, env=env
-    )
-
-
-def test_verify_names_the_first_entry_tampered_with(tmp_path: Path) -> None:
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="PostgreSQL refuses the edits")
+def test_verify_names_the_first_entry_tampered_with(cli_here) -> None:
     """On SQLite (no trigger there), rows edited, removed or reordered behind the app's
-    back are found."""
-    assert _pitchpass(tmp_path, "load", str(SEED)).returncode == 0
+    back are found. In this process (issue 28, section 10), over the test's database."""
+    assert cli_here("load", str(SEED)).returncode == 0
     for name in ("ed", "al", "jo"):
-        added = _pitchpass(
-            tmp_path, "user", "add", name, "--role", "steward", "--password", "a-long-phrase-1"
-        )
+        added = cli_here("user", "add", name, "--role", "steward", "--password", "a-long-phrase-1")
         assert added.returncode == 0, added.stderr
-    intact = _pitchpass(tmp_path, "audit", "verify")
+    intact = cli_here("audit", "verify")
     assert intact.returncode == 0 and "audit intact: 4 entries" in intact.stdout
-    database = tmp_path / "pitchpass.sqlite3"
-    with sqlite3.connect(database) as db:
+    with connection.cursor() as db:  # behind the app's back
         db.execute("UPDATE pitchpass_auditentry SET target = 'mallory' WHERE target = 'al'")
-    edited = _pitchpass(tmp_path, "audit", "verify")
+    edited = cli_here("audit", "verify")
     assert edited.returncode == 1 and "Traceback" not in edited.stderr
     assert (
         "(user-add mallory" in edited.stderr and "does not follow the 2 before it" in edited.stderr
     )
-    with sqlite3.connect(database) as db:
+    with connection.cursor() as db:
         db.execute("UPDATE pitchpass_auditentry SET target = 'al' WHERE target = 'mallory'")
         db.execute("DELETE FROM pitchpass_auditentry WHERE target = 'jo'")
-    cut = _pitchpass(tmp_path, "audit", "verify")
+    cut = cli_here("audit", "verify")
     assert cut.returncode == 1 and "the newest entries were removed" in cut.stderr
 
 

@@ -91,35 +91,36 @@ def test_a_database_url_of_another_kind_is_one_plain_line(tmp_path: Path, args) 
     ]
 
 
-def test_user_add_and_tokens(tmp_path: Path) -> None:
-    assert pitchpass(tmp_path, "load", str(SEED)).returncode == 0
-    added = pitchpass(tmp_path, "user", "add", "ed", "--role", "officer", "--org", "man-united")
+def test_user_add_and_tokens(cli_here) -> None:
+    """In this process (section 10 of issue 28): each case's exit code and words."""
+    assert cli_here("load", str(SEED)).returncode == 0
+    added = cli_here("user", "add", "ed", "--role", "officer", "--org", "man-united")
     assert added.returncode == 0 and "password: " in added.stdout
-    wrong = pitchpass(tmp_path, "user", "add", "x", "--role", "officer", "--org", "sky-sports")
+    wrong = cli_here("user", "add", "x", "--role", "officer", "--org", "sky-sports")
     assert wrong.returncode == 2 and "an officer acts for a club" in wrong.stderr
-    again = pitchpass(tmp_path, "user", "add", "ed", "--role", "admin")
+    again = cli_here("user", "add", "ed", "--role", "admin")
     assert again.returncode == 2 and "exists already" in again.stderr
     # Django's password validators: a short, common, numeric or empty password is refused
     # (an empty one is not a wish for a random one), and nothing is added.
     for weak, said in (("x", "too short"), ("password123", "too common"), ("", "too short")):
-        refused = pitchpass(tmp_path, "user", "add", "al", "--role", "admin", "--password", weak)
+        refused = cli_here("user", "add", "al", "--role", "admin", "--password", weak)
         assert refused.returncode == 2 and said in refused.stderr, (weak, refused.stderr)
         assert "Traceback" not in refused.stderr
     strong = ("user", "add", "al", "--role", "admin", "--password", "a-long-pass-phrase")
-    assert pitchpass(tmp_path, *strong).returncode == 0
-    token = pitchpass(tmp_path, "token", "create", "ed")
+    assert cli_here(*strong).returncode == 0
+    token = cli_here("token", "create", "ed")
     assert token.returncode == 0 and len(token.stdout.strip()) >= 40
-    nobody = pitchpass(tmp_path, "token", "create", "nobody")
+    nobody = cli_here("token", "create", "nobody")
     assert nobody.returncode == 2 and 'unknown user "nobody"' in nobody.stderr
-    assert pitchpass(tmp_path, "token", "create", "ed").returncode == 0
-    listed = pitchpass(tmp_path, "token", "list", "ed")
+    assert cli_here("token", "create", "ed").returncode == 0
+    listed = cli_here("token", "list", "ed")
     assert listed.returncode == 0 and len(listed.stdout.splitlines()) == 2
     first_id = listed.stdout.split()[0]
     assert token.stdout.strip() not in listed.stdout
-    revoked = pitchpass(tmp_path, "token", "revoke", first_id)
+    revoked = cli_here("token", "revoke", first_id)
     assert revoked.returncode == 0 and f"revoked token {first_id}" in revoked.stdout
-    assert len(pitchpass(tmp_path, "token", "list", "ed").stdout.splitlines()) == 1
-    again = pitchpass(tmp_path, "token", "revoke", first_id)
+    assert len(cli_here("token", "list", "ed").stdout.splitlines()) == 1
+    again = cli_here("token", "revoke", first_id)
     assert again.returncode == 2 and f"no token {first_id}" in again.stderr
 
 

@@ -23,7 +23,7 @@ from django.core import mail
 from django.test import Client
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
-from servers import cli, env, free_port
+from servers import env, free_port
 from standardwebhooks import Webhook
 from test_workflow_api import MATCH, ROOT, future_derby
 
@@ -337,27 +337,26 @@ def test_webhook_listen_checks_what_pitchpass_sends(desk, settings, tmp_path) ->
 
 
 @pytest.mark.django_db(transaction=True)
-def test_webhooks_are_added_checked_and_listed_from_the_command_line(tmp_path) -> None:
-    assert cli(tmp_path, "migrate").returncode == 0
-    loaded = cli(tmp_path, "load", str(ROOT / "scenarios" / "manchester-derby-2017.yaml"))
+def test_webhooks_are_added_checked_and_listed_from_the_command_line(cli_here, settings) -> None:
+    """In this process (issue 28, section 10): each case's exit code and words."""
+    loaded = cli_here("load", str(ROOT / "scenarios" / "manchester-derby-2017.yaml"))
     assert loaded.returncode == 0, loaded.stderr
-    private = cli(tmp_path, "webhook", "add", "bt-sport", "http://127.0.0.1:9/")
+    settings.PITCHPASS_WEBHOOK_PRIVATE = False
+    private = cli_here("webhook", "add", "bt-sport", "http://127.0.0.1:9/")
     assert private.returncode == 2 and "not a public address" in private.stderr
     assert "Traceback" not in private.stderr
-    unknown = cli(tmp_path, "webhook", "add", "bt", "https://example.org/", "--kind", "granted")
+    unknown = cli_here("webhook", "add", "bt", "https://example.org/", "--kind", "granted")
     assert unknown.returncode == 2 and 'unknown organisation "bt"' in unknown.stderr
-    added = cli(
-        tmp_path, "webhook", "add", "bt-sport", "http://127.0.0.1:9/hook", "--kind", "granted",
-        PITCHPASS_WEBHOOK_PRIVATE="1",
-    )  # fmt: skip
+    settings.PITCHPASS_WEBHOOK_PRIVATE = True
+    added = cli_here("webhook", "add", "bt-sport", "http://127.0.0.1:9/hook", "--kind", "granted")
     assert added.returncode == 0, added.stderr
     assert "secret: whsec_" in added.stdout
-    listed = cli(tmp_path, "webhook", "list")
+    listed = cli_here("webhook", "list")
     assert "bt-sport  http://127.0.0.1:9/hook  granted  no delivery yet" in listed.stdout
     number = re.search(r"webhook (\d+) added", added.stdout)
     assert number, added.stdout  # its id (PostgreSQL's sequences do not start again at 1)
-    assert cli(tmp_path, "webhook", "remove", number[1]).returncode == 0
-    assert cli(tmp_path, "webhook", "remove", number[1]).returncode == 2
+    assert cli_here("webhook", "remove", number[1]).returncode == 0
+    assert cli_here("webhook", "remove", number[1]).returncode == 2
 
 
 def test_a_name_with_a_line_break_kept_from_before_still_gets_its_mail(desk) -> None:
