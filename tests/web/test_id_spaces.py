@@ -68,3 +68,30 @@ def test_an_id_in_its_space_held_by_another_is_not_named(two_skies) -> None:
         again.json()["message"]
         == 'your reference "mine" is taken: request "sky.mine" exists already'
     )
+
+
+def test_an_id_not_chosen_is_the_first_number_free_in_the_organisations_space(two_skies) -> None:
+    """Counted by the database (one query while the numbers have no gap); a number freed
+    by a withdrawal is given again first; a reference that looks like a number, or
+    another organisation's numbers, change nothing."""
+    sky = two_skies["sky"]
+
+    def sent(body: dict[str, Any]) -> str:
+        answer = sky.post(f"/api/matches/{MATCH}/requests", body, content_type="application/json")
+        assert answer.status_code == 201, answer.content
+        return str(answer.json()["id"])
+
+    assert [sent(BODY) for _ in range(3)] == ["sky.1", "sky.2", "sky.3"]
+    assert sent({**BODY, "id": "07"}) == "sky.07"  # not the number 7
+    assert sent({**BODY, "id": "5"}) == "sky.5"
+    assert (
+        two_skies["sky.news"]
+        .post(f"/api/matches/{MATCH}/requests", BODY, content_type="application/json")
+        .json()["id"]
+        == "sky.news.1"
+    )
+    assert sent(BODY) == "sky.4"  # 5 is taken: the gap at 4 first
+    assert sent(BODY) == "sky.6"
+    assert sky.delete(f"/api/matches/{MATCH}/requests/sky.2").status_code == 204
+    assert sent(BODY) == "sky.2"
+    assert sent(BODY) == "sky.7"

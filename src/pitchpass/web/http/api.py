@@ -177,6 +177,20 @@ class PitchpassAPI(NinjaAPI):
         """The ids clients were generated with, whatever module the views move to."""
         return f"pitchpass_web_api_{operation.view_func.__name__}"
 
+    def validation_error_from_error_contexts(self, error_contexts: Any) -> ValidationError:
+        """ninja's, and the length of a text too long (ninja drops what was sent), so that
+        the API says what the pages say: "text has at most 2000 characters, not 2001"."""
+        sent = [
+            error.get("input")
+            for context in error_contexts
+            for error in context.pydantic_validation_error.errors(include_url=False)
+        ]
+        found = super().validation_error_from_error_contexts(error_contexts)
+        for error, given in zip(found.errors, sent, strict=False):
+            if isinstance(given, str):
+                error["length"] = len(given)
+        return found
+
 
 api = PitchpassAPI(
     title="pitchpass",

@@ -350,10 +350,16 @@ def invalid(errors: list[Any]) -> ServiceError:
         loc.pop(0)
     path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
     message = OUR_WORDS.get(first.get("type", ""), first.get("msg", "invalid"))
+    given = first.get("input")
+    length = len(given) if isinstance(given, str) else first.get("length")
+    most = first.get("ctx", {}).get("max_length")
+    if first.get("type") == "string_too_long" and length and most:
+        message = f"text has at most {most} characters, not {length}"
     return ServiceError(ErrorCode.INVALID, message, path)
 
 
-# Where the desk says it in words of its own (the same as the store's for stored text).
+# Where the desk says it in words of its own: the store's, for text the pages send too
+# (persistence/changes.check_text), so that the API and the pages say the same.
 OUR_WORDS = {"string_unicode": "text must be valid Unicode (UTF-8)"}
 
 

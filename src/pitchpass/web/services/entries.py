@@ -116,7 +116,8 @@ def do_submit_request(user: User, match_key: str, body: dict[str, Any], now: dat
             ErrorCode.FORBIDDEN, "consent is given by the occupant club's officer", "consent"
         )
     wanted = body.get("id")
-    request_id = check_id(_request_id(match, by, wanted, admin))
+    # Checked now only when chosen; a number is given under the match's lock.
+    request_id = check_id(_request_id(match, by, wanted, admin) if wanted else f"{by}.1")
     entry = {k: body[k] for k in REQUEST_FIELDS if body.get(k) is not None}
     entry |= {"id": request_id, "match": match.key, "by": by, "submitted": now.isoformat()}
     checked = check_submission(match, entry, now)
