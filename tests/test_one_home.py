@@ -108,3 +108,35 @@ def test_the_deadline_is_worked_out_in_its_home_only() -> None:
                 if "kickoff" in left and "deadline" in right:
                     found.append(str(path.relative_to(SOURCE)))
     assert found == ["core/policy.py"], found
+
+
+# A stored row and the core's value it holds share a name by design (models.Match is the
+# core's Match in the database): the models are named apart from this check.
+MODELS = SOURCE / "web" / "persistence" / "models.py"
+
+
+def _top_level(kind: type) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for path in sorted(SOURCE.rglob("*.py")):
+        if "migrations" in path.parts or path == MODELS:
+            continue
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, kind):
+                found.setdefault(node.name, []).append(str(path.relative_to(SOURCE)))  # type: ignore[attr-defined]
+    return found
+
+
+def test_no_two_classes_share_a_name() -> None:
+    """Issue 28, section 8: `Door` is the core's door; what the door page shows is a
+    `DoorView`; each class name says which one it is."""
+    twice = {name: where for name, where in _top_level(ast.ClassDef).items() if len(where) > 1}
+    assert twice == {}
+
+
+def test_the_reading_functions_named_twice_are_named_apart() -> None:
+    """The store reads a match from its rows (`read_scenario`, `read_plan`,
+    `match_document`, `policy_document`); the services' snapshot reads it once a request
+    (`scenario_of`, `plan_of`, `frame_scenario`); the core's `match_json` is a result's."""
+    functions = _top_level(ast.FunctionDef)
+    for name in ("scenario_of", "plan_of", "policy_of", "match_json", "frame_of"):
+        assert len(functions.get(name, [])) <= 1, (name, functions[name])

@@ -29,7 +29,7 @@ from pitchpass.core.waitlist import (
     NO_SHOW,
     REQUEST,
     Event,
-    Standing,
+    Kept,
     barred,
     held_and_waiting,
     offer_until,
@@ -235,7 +235,7 @@ def test_who_holds_and_who_waits_matches_the_oracle(
         {"request": f"r{n}", "status": status, "reasons": [{"code": c} for c in codes]}
         for n, status, codes in decided
     ]
-    standing = [Standing(k, v["locked"], v["current"], v["offer"]) for k, v in kept.items()]
+    standing = [Kept(k, v["locked"], v["current"], v["offer"]) for k, v in kept.items()]
     decisions = [(d["request"], d["status"], [r["code"] for r in d["reasons"]]) for d in run]
     held, waiting = held_and_waiting(standing, decisions if published else None)
     assert waiting == oracle_waiting(kept, run if published else None)

@@ -20,7 +20,7 @@ def test_health_names_a_missing_worker_then_is_well_once_one_beats() -> None:
     states: dict[str, Any] = answer.json()
     assert [state for name, state in states.items() if name.startswith("Database")] == ["OK"]
     assert [state for name, state in states.items() if name.startswith("Cache")] == ["OK"]
-    assert states["WorkerBeat()"].startswith("Unavailable: no worker has beaten in 15 s")
+    assert states["WorkerAlive()"].startswith("Unavailable: no worker has beaten in 15 s")
     now = timezone.now()
     queue.beat("w-1", now, now)
     well = client.get("/health/?format=json")
@@ -28,7 +28,7 @@ def test_health_names_a_missing_worker_then_is_well_once_one_beats() -> None:
     assert set(well.json().values()) == {"OK"}
     assert "no-cache" in well["Cache-Control"]
     text = client.get("/health/", HTTP_ACCEPT="text/plain")
-    assert text.status_code == 200 and "WorkerBeat(): OK" in text.content.decode()
+    assert text.status_code == 200 and "WorkerAlive(): OK" in text.content.decode()
     old = now - queue.stale_after() - timezone.timedelta(seconds=1)
     queue.beat("w-1", old, old)  # the worker stopped beating
     assert client.get("/health/?format=json").status_code == 503

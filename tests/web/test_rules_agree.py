@@ -46,7 +46,7 @@ def test_the_hint_says_closed_exactly_where_the_core_refuses_closed(path: Path) 
     store.load(parse_text(path.read_text(), path.name))
     for key in store.match_keys():
         match = m.Match.objects.get(key=key)
-        scenario = store.scenario_of(key)
+        scenario = store.read_scenario(key)
         for decision in decide_match(scenario, key).decisions:
             request = decision.request
             closed_by_core = {
@@ -149,7 +149,7 @@ def test_generated_scenarios_agree_through_the_web_layer(doc: dict[str, Any]) ->
         match = m.Match.objects.get(key=key)
         output = decisions.do_decide(admin, key)
         assert output == expected[key]
-        scenario = store.scenario_of(key)
+        scenario = store.read_scenario(key)
         for decision in decide_match(scenario, key).decisions:
             request = decision.request
             if request.locked:

@@ -17,7 +17,7 @@ NO_DEBT = frozenset({ReasonCode.LATE, ReasonCode.NO_SHOWS})
 
 
 @dataclass(frozen=True)
-class Outcome:
+class MatchOutcome:
     """A request of a pair as decided at one match: granted, or refused for its reasons."""
 
     request: str
@@ -43,7 +43,9 @@ def opens_debt(minimum: Minimum, codes: Iterable[ReasonCode]) -> bool:
     return not codes & NO_DEBT
 
 
-def walk(minimum: Minimum, at: Sequence[tuple[str, Sequence[Outcome]]]) -> tuple[int, list[Debt]]:
+def walk(
+    minimum: Minimum, at: Sequence[tuple[str, Sequence[MatchOutcome]]]
+) -> tuple[int, list[Debt]]:
     """The pair's count and its debts over `at`: (match id, the pair's outcomes there) for
     each match at which its club owes it, in kick-off order. Under `counts: occasions` a
     match counts once, and owes once."""

@@ -48,7 +48,7 @@ Constraint = tuple[str, list[int], list[int], int, int]  # name, variables, coef
 
 
 @dataclass
-class Entry:
+class Candidate:
     """A request that may be granted (locked, or not ruled out), with what it counts for."""
 
     request: Request
@@ -65,19 +65,19 @@ class Season:
     """The document's choice under its season rules, and what it counted."""
 
     rules: SeasonRules
-    entries: dict[str, Entry]
+    entries: dict[str, Candidate]
     granted: set[str]  # ids granted besides the locked
     plain: set[str]  # ids each match on its own would grant besides the locked
     used: dict[QuotaKey, int] = field(default_factory=dict)
     counts: dict[PairKey, int] = field(default_factory=dict)
     turns: list[dict[str, int]] = field(default_factory=list)  # per rotation: org -> turns
-    by_match: dict[str, list[Entry]] = field(default_factory=dict)
+    by_match: dict[str, list[Candidate]] = field(default_factory=dict)
     linked_by: dict[str, list[str]] = field(default_factory=dict)  # request -> group's rules
     names: dict[str, str] = field(default_factory=dict)  # organisations' names, for texts
     # match -> where the solver's time limit passed before the choice was proven the best
     unproven: dict[str, list[Unproven]] = field(default_factory=dict)
 
-    def at(self, match_id: str) -> list[Entry]:
+    def at(self, match_id: str) -> list[Candidate]:
         """The entries of one match."""
         if not self.by_match:
             for e in self.entries.values():
@@ -98,7 +98,7 @@ def decide_season(scenario: Scenario) -> tuple[MatchResult, ...]:
 def solve_season(scenario: Scenario, settings: list[Setting]) -> Season:
     rules = scenario.policy.season or SeasonRules()
     partners = scenario.competition.partners
-    entries: dict[str, Entry] = {}
+    entries: dict[str, Candidate] = {}
     plain: set[str] = set()
     for setting in settings:
         plain |= choose(scenario, setting)
@@ -108,7 +108,7 @@ def solve_season(scenario: Scenario, settings: list[Setting]) -> Season:
                 continue
             org = scenario.organisation(r.by)
             tier = setting.tiers[r.id][1]
-            entries[r.id] = Entry(
+            entries[r.id] = Candidate(
                 r, setting, setting.items[r.id],
                 quota_keys(rules.quotas, r, org, match, partners),
                 pair_keys(rules.minimums, r, org, match, partners, occupant_of(scenario, r)),
@@ -141,8 +141,8 @@ def solve_season(scenario: Scenario, settings: list[Setting]) -> Season:
     rooms = {s.match.id: s.room for s in settings}
     contended = {where for where, need in cell_demand.items() if need > rooms[where[0]][where[1]]}
     binding = {k for k, need in quota_demand.items() if need > room_for(k)}
-    free: list[Entry] = []
-    searched: list[Entry] = []
+    free: list[Candidate] = []
+    searched: list[Candidate] = []
     for e in candidates:
         cells = {(e.setting.match.id, c) for c in e.item.cells}
         (searched if cells & contended or binding.intersection(e.quotas) else free).append(e)
@@ -165,7 +165,7 @@ def solve_season(scenario: Scenario, settings: list[Setting]) -> Season:
             scenario, rules, group, links, (counts, occasions, turns), room_for, unproven
         )
         # The rules binding at each match, else those binding among the group's matches.
-        at_match: dict[str, list[Entry]] = {}
+        at_match: dict[str, list[Candidate]] = {}
         for e in group:
             at_match.setdefault(e.setting.match.id, []).append(e)
         for match_id in at_match:
@@ -180,7 +180,7 @@ def solve_season(scenario: Scenario, settings: list[Setting]) -> Season:
 
 
 def _rules_of(
-    rules: SeasonRules, group: list[Entry], links: _Links, names: dict[str, str]
+    rules: SeasonRules, group: list[Candidate], links: _Links, names: dict[str, str]
 ) -> list[str]:
     """The season rules that bind in a group, in words."""
     found: dict[str, None] = {}
@@ -212,7 +212,7 @@ class _Links:
     # grants come first at every match (docs/section-k.md, "The objective with rank").
     televising_first: bool = False
 
-    def of(self, e: Entry) -> list[object]:
+    def of(self, e: Candidate) -> list[object]:
         match_id = e.setting.match.id
         out: list[object] = [("cell", match_id, c) for c in e.item.cells
                              if (match_id, c) in self.contended]  # fmt: skip
@@ -221,21 +221,21 @@ class _Links:
         out += [("rotation", n) for n in e.rotations if n in self.active]
         return out
 
-    def seasonal(self, e: Entry) -> bool:
+    def seasonal(self, e: Candidate) -> bool:
         return any(link[0] != "cell" for link in self.of(e))  # type: ignore[index]
 
 
-def _groups(searched: list[Entry], links: _Links) -> list[list[Entry]]:
+def _groups(searched: list[Candidate], links: _Links) -> list[list[Candidate]]:
     """The searched entries in groups the links join, each in the policy's order."""
     return [sorted(g, key=_order) for g in linked_groups(searched, links.of)]
 
 
-def _order(e: Entry) -> tuple[int, datetime, str]:
+def _order(e: Candidate) -> tuple[int, datetime, str]:
     return (e.item.rank, e.request.submitted, e.request.id)
 
 
 def _solve(
-    scenario: Scenario, rules: SeasonRules, group: list[Entry], links: _Links,
+    scenario: Scenario, rules: SeasonRules, group: list[Candidate], links: _Links,
     fixed: tuple[dict[PairKey, int], set[tuple[PairKey, str]], list[dict[str, int]]],
     room_for: Callable[[QuotaKey], int], unproven: list[Unproven],
 ) -> set[str]:  # fmt: skip
@@ -338,7 +338,7 @@ def _solve(
 
 
 def _occasions(
-    names: list[str], group: list[Entry], pair: PairKey, held: list[int],
+    names: list[str], group: list[Candidate], pair: PairKey, held: list[int],
     occasions: set[tuple[PairKey, str]], constraints: list[Constraint],
     unary: list[tuple[list[int], list[int]]],
 ) -> list[int]:  # fmt: skip
@@ -361,7 +361,7 @@ def _occasions(
 
 
 def _first_come(
-    group: list[Entry],
+    group: list[Candidate],
     size: int,
     constraints: list[Constraint],
     unary: list[tuple[list[int], list[int]]],
@@ -405,7 +405,7 @@ def _tally(season: Season) -> None:
 
 
 def _tallied(
-    rules: SeasonRules, entries: Iterable[Entry], counted: Iterable[Entry]
+    rules: SeasonRules, entries: Iterable[Candidate], counted: Iterable[Candidate]
 ) -> tuple[dict[QuotaKey, int], dict[PairKey, int], list[dict[str, int]]]:
     """Quota use, minimum counts and rotation turns of the `counted` entries; each
     organisation that asked in a rotation (among `entries`) has its turns, 0 or more."""
@@ -446,7 +446,7 @@ def season_reasons(scenario: Scenario, season: Season) -> dict[str, tuple[Reason
             for c in e.item.cells:
                 held.setdefault(c, set()).update(codes)
     used_at = _used_cells(entries.values(), season)
-    held_back: list[Entry] = []
+    held_back: list[Candidate] = []
     quotas_at: dict[str, dict[str, None]] = {}  # match -> quotas that refused one it grants alone
     for e in entries.values():
         r = e.request
@@ -493,7 +493,7 @@ def _at_least(rules: SeasonRules, pair: PairKey) -> int:
     return rules.minimums[pair[0]].at_least
 
 
-def _used_cells(entries: Iterable[Entry], season: Season) -> dict[str, dict[Cell, int]]:
+def _used_cells(entries: Iterable[Candidate], season: Season) -> dict[str, dict[Cell, int]]:
     used: dict[str, dict[Cell, int]] = {}
     for e in entries:
         if e.request.locked or e.request.id in season.granted:
@@ -503,7 +503,9 @@ def _used_cells(entries: Iterable[Entry], season: Season) -> dict[str, dict[Cell
     return used
 
 
-def _granted_for(season: Season, match_id: str, cells: list[Cell], code: ReasonCode) -> list[Entry]:
+def _granted_for(
+    season: Season, match_id: str, cells: list[Cell], code: ReasonCode
+) -> list[Candidate]:
     """The grants at the match that a season rule made and that hold one of `cells`."""
     return [
         g for g in season.at(match_id)
@@ -513,7 +515,7 @@ def _granted_for(season: Season, match_id: str, cells: list[Cell], code: ReasonC
     ]  # fmt: skip
 
 
-def _took_for_minimum(scenario: Scenario, e: Entry, short: list[Cell], season: Season) -> str:
+def _took_for_minimum(scenario: Scenario, e: Candidate, short: list[Cell], season: Season) -> str:
     grants = _granted_for(season, e.setting.match.id, short, ReasonCode.MINIMUM)
     pair = next(p for g in grants for p in g.pairs
                 if season.counts[p] <= _at_least(season.rules, p))  # fmt: skip
@@ -532,7 +534,7 @@ def _owed(minimum: Minimum, pair: PairKey, names: dict[str, str]) -> str:
     return f"{describe(pair[1], names)} grants {who} at least {minimum.at_least}{unit}"
 
 
-def _rotations_at(e: Entry, short: list[Cell], season: Season) -> list[int]:
+def _rotations_at(e: Candidate, short: list[Cell], season: Season) -> list[int]:
     grants = _granted_for(season, e.setting.match.id, short, ReasonCode.ROTATION)
     return sorted({n for g in grants for n in g.rotations})
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from pitchpass.core.codes import ReasonCode
-from pitchpass.core.debts import Outcome, walk
+from pitchpass.core.debts import MatchOutcome, walk
 from pitchpass.core.linked import linked_groups
 from pitchpass.core.model import (
     Match,
@@ -237,15 +237,15 @@ def _kicked_off(match: Match) -> tuple[datetime, str]:
 def outcomes(
     scenario: Scenario, rules: SeasonRules,
     decided: Iterable[tuple[Request, bool, frozenset[ReasonCode]]],
-) -> dict[tuple[PairKey, str], list[Outcome]]:  # fmt: skip
+) -> dict[tuple[PairKey, str], list[MatchOutcome]]:  # fmt: skip
     """(pair, match id) -> the pair's outcomes there, of these requests granted or refused
     (each request's pairs worked out once)."""
     partners = scenario.competition.partners
-    out: dict[tuple[PairKey, str], list[Outcome]] = {}
+    out: dict[tuple[PairKey, str], list[MatchOutcome]] = {}
     for r, granted, codes in decided:
         at, org = scenario.match(r.match), scenario.organisation(r.by)
         for key in pair_keys(rules.minimums, r, org, at, partners, occupant_of(scenario, r)):
-            out.setdefault((key, at.id), []).append(Outcome(r.id, granted, codes))
+            out.setdefault((key, at.id), []).append(MatchOutcome(r.id, granted, codes))
     return out
 
 

@@ -28,7 +28,7 @@ OPEN = "open"  # an offer's state while it waits for an answer
 
 
 @dataclass(frozen=True)
-class Standing:
+class Kept:
     """A request as the desk keeps it, for who holds places and who waits."""
 
     request: str
@@ -38,7 +38,7 @@ class Standing:
 
 
 def held_and_waiting(
-    standing: Iterable[Standing], published: Sequence[tuple[str, str, Sequence[str]]] | None
+    standing: Iterable[Kept], published: Sequence[tuple[str, str, Sequence[str]]] | None
 ) -> tuple[list[str], list[str]]:
     """Who holds places (published grants, open offers) and who waits (docs "The
     waitlist"): refused in the published run (`published`: (request, status, reason

@@ -51,7 +51,7 @@ def matches_touched(obj: Model) -> QuerySet[m.Match]:
     return m.Match.objects.filter(pk__in=admin_checks.touched(obj))
 
 
-class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
+class ChangesAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     """Saving counts as a change of the matches touched (see the module's docstring), and
     is refused when it would leave one of them a scenario the core rejects."""
 
@@ -115,13 +115,15 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
 
         def delete() -> None:
             obj.pk = pk  # deleting sets it to None; a second try needs it back
-            super(Changes, self).delete_model(request, obj)
+            super(ChangesAdmin, self).delete_model(request, obj)
 
         self._delete(request, [obj], delete)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
         rows = list(queryset)
-        self._delete(request, rows, lambda: super(Changes, self).delete_queryset(request, queryset))
+        self._delete(
+            request, rows, lambda: super(ChangesAdmin, self).delete_queryset(request, queryset)
+        )
 
     def _delete(self, request: HttpRequest, rows: list[Any], delete: Callable[[], None]) -> None:
         pks = set().union(*(admin_checks.touched(obj) for obj in rows))
@@ -145,7 +147,7 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
         except admin_checks.Recheck as recheck:  # rolled back
             new = admin_checks.new_problems(recheck)
             if new:
-                raise admin_checks.Refused(new) from None
+                raise admin_checks.EditRefused(new) from None
             attempt(set(recheck.found))
 
     def delete_view(
@@ -153,7 +155,7 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
     ) -> HttpResponse:
         try:
             return super().delete_view(request, object_id, extra_context)
-        except admin_checks.Refused as refused:
+        except admin_checks.EditRefused as refused:
             return self._not_deleted(request, refused)
 
     def changelist_view(
@@ -164,10 +166,10 @@ class Changes(admin.ModelAdmin):  # type: ignore[type-arg]
                 return super().changelist_view(request, extra_context)
             with transaction.atomic():  # a bulk delete logs before it deletes: both or neither
                 return super().changelist_view(request, extra_context)
-        except admin_checks.Refused as refused:
+        except admin_checks.EditRefused as refused:
             return self._not_deleted(request, refused)
 
-    def _not_deleted(self, request: HttpRequest, refused: admin_checks.Refused) -> HttpResponse:
+    def _not_deleted(self, request: HttpRequest, refused: admin_checks.EditRefused) -> HttpResponse:
         said = NOT_DONE.replace("Not saved", "Not deleted")
         self.message_user(request, f"{said} {'; '.join(refused.problems)}", messages.ERROR)
         return HttpResponseRedirect(request.get_full_path())
@@ -352,7 +354,7 @@ class OrganisationForm(forms.ModelForm):  # type: ignore[type-arg]
 
 
 @admin.register(m.Organisation)
-class OrganisationAdmin(Changes):
+class OrganisationAdmin(ChangesAdmin):
     form = OrganisationForm
     list_display = ("key", "name", "kind")
     list_filter = ("kind",)
@@ -360,7 +362,7 @@ class OrganisationAdmin(Changes):
 
 
 @admin.register(m.Competition)
-class CompetitionAdmin(Changes):
+class CompetitionAdmin(ChangesAdmin):
     list_display = ("key", "name", "deadline", "within_tier")
     filter_horizontal = ("partners",)
     inlines = (TierInline, PhaseInline)
@@ -384,13 +386,13 @@ class CompetitionAdmin(Changes):
 
 
 @admin.register(m.Venue)
-class VenueAdmin(Changes):
+class VenueAdmin(ChangesAdmin):
     list_display = ("key", "name")
     inlines = (ZoneInline, CameraInline)
 
 
 @admin.register(m.Zone)
-class ZoneAdmin(Changes):
+class ZoneAdmin(ChangesAdmin):
     form = ZoneForm
     list_display = ("key", "venue", "capacity", "occupant")
     list_filter = ("venue",)
@@ -436,7 +438,7 @@ class MatchForm(forms.ModelForm):  # type: ignore[type-arg]
 
 
 @admin.register(m.Match)
-class MatchAdmin(Changes):
+class MatchAdmin(ChangesAdmin):
     form = MatchForm
     list_display = ("key", "competition", "venue", "home", "away", "kickoff", "host")
     list_filter = ("competition", "venue")
@@ -510,7 +512,7 @@ class RequestAdmin(ReadOnly):
 
 
 @admin.register(m.Incident)
-class IncidentAdmin(Changes):
+class IncidentAdmin(ChangesAdmin):
     """Incidents are logged on the board or through the API; one logged by mistake (twice,
     or with a wrong minute) is deleted here, audited as any admin edit."""
 

@@ -130,7 +130,7 @@ def _door(
     zone: str,
     phase: str,
     verdict: dict[str, Any] | None,
-    state: doors.Door | None,
+    state: doors.DoorView | None,
     scans: Any,
     error: ServiceError | None,
 ) -> HttpResponse:

@@ -32,7 +32,7 @@ LOCAL = ("127.0.0.1", "::1")
 
 
 @dataclasses.dataclass
-class WorkerBeat(HealthCheck):  # type: ignore[misc]  # no types shipped
+class WorkerAlive(HealthCheck):  # type: ignore[misc]  # no types shipped
     """A worker has written its beat within three of its beats (PITCHPASS_WORKER_BEAT)."""
 
     def run(self) -> None:
@@ -49,7 +49,7 @@ class WorkerBeat(HealthCheck):  # type: ignore[misc]  # no types shipped
 
 
 class Health(HealthCheckView):  # type: ignore[misc]  # django-health-check ships no types
-    checks = (Database, Cache, WorkerBeat)
+    checks = (Database, Cache, WorkerAlive)
 
     async def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         response: HttpResponse = await super().dispatch(request, *args, **kwargs)

@@ -35,14 +35,14 @@ def competition_document(competition: m.Competition) -> dict[str, Any]:
     return {
         "pitchpass": 1,
         "competition": store.competition_json(competition),
-        "policy": store.policy_of(competition),
+        "policy": store.policy_document(competition),
         "phases": store.phases_of(competition),
         "venues": [store.venue_json(v) for v in venues],
         "organisations": [
             {"id": o.key, "name": o.name, "kind": o.kind}
             for o in m.Organisation.objects.order_by("position", "key")
         ],
-        "matches": [store.match_json(x) for x in matches],
+        "matches": [store.match_document(x) for x in matches],
         "requests": store.requests_json(requests),
         "incidents": [],
     }

@@ -509,14 +509,14 @@ def export(
     document = {
         "pitchpass": 1,
         "competition": competition_json(competition, partners),
-        "policy": policy_of(competition, tiers),
+        "policy": policy_document(competition, tiers),
         "phases": phases_of(competition),
         "venues": [venue_json(match.venue, zones, cameras)],
         "organisations": [
             {"id": o.key, "name": o.name, "kind": o.kind}
             for o in sorted(named, key=lambda o: (o.position, o.key))
         ],
-        "matches": [match_json(match)],
+        "matches": [match_document(match)],
         "requests": _barred(
             match, bar, [_held(request_json(match.key, r), held.get(r.key), r) for r in requests]
         ),
@@ -597,7 +597,7 @@ def _with_season(
         {"id": o.key, "name": o.name, "kind": o.kind}
         for o in m.Organisation.objects.order_by("position", "key")
     ]
-    document["matches"] = [match_json(o) for o in every]
+    document["matches"] = [match_document(o) for o in every]
     document["requests"] = [r for o in every for r in by_match.get(o.pk, [])]
 
 
@@ -823,7 +823,9 @@ def competition_json(
     }
 
 
-def policy_of(competition: m.Competition, tiers: list[m.Tier] | None = None) -> dict[str, Any]:
+def policy_document(
+    competition: m.Competition, tiers: list[m.Tier] | None = None
+) -> dict[str, Any]:
     """The competition's policy as a scenario writes it (the deadline only if set)."""
     tiers = list(competition.tiers.all()) if tiers is None else tiers
     return {
@@ -855,7 +857,7 @@ def venue_json(
     }
 
 
-def match_json(match: m.Match) -> dict[str, Any]:
+def match_document(match: m.Match) -> dict[str, Any]:
     return {
         "id": match.key,
         "venue": match.venue.key,
@@ -927,13 +929,13 @@ def request_rows(match: m.Match) -> QuerySet[m.Request]:
     return match.requests.select_related("by", "zone", "offer").prefetch_related("consent")
 
 
-def plan_of(match: m.Match) -> tuple[Phase, ...]:
+def read_plan(match: m.Match) -> tuple[Phase, ...]:
     """The match's phases as the core has them (one query; no whole export)."""
     rows = match.competition.phases.all()
     return tuple(Phase(p.key, p.start, p.end) for p in rows) or DEFAULT_PHASES
 
 
-def scenario_of(match_key: str) -> Scenario:
+def read_scenario(match_key: str) -> Scenario:
     """The core's scenario for one stored match (validated again: rows may be edited)."""
     return load_document(export(match_key))
 

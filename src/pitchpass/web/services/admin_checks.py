@@ -35,7 +35,7 @@ SHOWN = 8  # problems listed in one refusal; the count says if there were more
 Found = dict[tuple[int, str, str], str]  # -> the problem as shown
 
 
-class Refused(Exception):
+class EditRefused(Exception):
     """The edit would make a match invalid; `problems` say why, in the core's words."""
 
     def __init__(self, problems: list[str]):

@@ -62,7 +62,7 @@ from pitchpass.web.services import access, doors, notices, times, waitlist
 from pitchpass.web.services.access import check_manages, managed
 from pitchpass.web.services.snapshot import (
     document_of,
-    frame_of,
+    frame_scenario,
     once,
     requests_of,
     scenario_from,
@@ -681,7 +681,7 @@ def consent_needed(match: m.Match, zone: str, by: str | None) -> str | None:
     """What the core would refuse a request of `by` (None: someone else's) in `zone` for,
     as to consent (core.policy.needs_consent, on a request as yet without consent); None:
     no consent is needed there. Asked of the match's frame: its requests play no part."""
-    asked = needs_consent(frame_of(match), match.key, zone, by or "")
+    asked = needs_consent(frame_scenario(match), match.key, zone, by or "")
     return None if asked is None else asked[1]
 
 

@@ -147,7 +147,7 @@ def _with_match(row: m.Pass, match: m.Match) -> m.Pass:
 
 
 @dataclass(frozen=True)
-class Door:
+class DoorView:
     """What a door page shows: the zone and phase, who is inside against its places."""
 
     zone: str
@@ -227,13 +227,13 @@ def _check_door_text(**texts: str) -> None:
         check_text(value, name)
 
 
-def door(user: User, match_key: str, zone: str, phase: str) -> Door:
+def door(user: User, match_key: str, zone: str, phase: str) -> DoorView:
     _check_door_text(zone=zone, phase=phase)
     match = access.check_match(user, match_key)
     check_door(user, match)
     found, _ = _zone_and_phase(match, zone, phase)
     crews = core.inside(_scans(match, zone), zone)
-    return Door(zone, found.name, phase, sum(crews.values()), capacity(found, phase), crews)
+    return DoorView(zone, found.name, phase, sum(crews.values()), capacity(found, phase), crews)
 
 
 @dataclass(frozen=True)

@@ -143,7 +143,7 @@ def _calendar(organisation: m.Organisation, now: datetime) -> Calendar:
     for r in access.published_for(organisation).order_by("match__kickoff", "match", "position"):
         match = r.match
         if match.competition_id not in plans:
-            plans[match.competition_id] = store.plan_of(match)
+            plans[match.competition_id] = store.read_plan(match)
         events += _events(r, plans[match.competition_id], now)
     return Calendar.new(
         prodid="-//pitchpass//grants feed//EN",

@@ -109,7 +109,7 @@ def access_list(match: m.Match) -> list[dict[str, Any]]:
     passes = doors.passes_of(match, None)
     by_request = {p["request"]: p for p in passes}
     zones = dict(match.venue.zones.order_by("position").values_list("key", "name"))
-    phases = [p.id for p in store.plan_of(match)]
+    phases = [p.id for p in store.read_plan(match)]
     core_passes = [
         door_rules.Pass(
             p["request"],

@@ -74,7 +74,7 @@ def scenario_of(match: m.Match) -> Scenario:
     return once("scenario", match, lambda: scenario_from(match, document_of(match)))
 
 
-def frame_of(match: m.Match) -> Scenario:
+def frame_scenario(match: m.Match) -> Scenario:
     """The match's frame as the core reads it: its competition, policy, phases, venue and
     organisations, without its requests or incidents (what a rule about the match, not
     about its requests, needs: the consent a zone asks for, say)."""
@@ -107,4 +107,4 @@ def plan_of(match: m.Match) -> tuple[Phase, ...]:
     read = _read_already("document", match)
     if read is not None:  # the page has read the whole match already
         return tuple(Phase(p["id"], p["start"], p["end"]) for p in read["phases"]) or DEFAULT_PHASES
-    return once("plan", match, lambda: store.plan_of(match))
+    return once("plan", match, lambda: store.read_plan(match))

@@ -87,7 +87,7 @@ def held_and_waiting(
     run = _published_run(match)
     rows = match.requests.filter(revoked="").values_list("key", "locked", "changed_in")
     standing = [
-        core.Standing(
+        core.Kept(
             key,
             locked,
             run is not None and changed_in <= run.version,
