@@ -51,7 +51,7 @@ test-postgres: install
 # The documentation site (docs/, mkdocs.yml) into site/: the command reference written
 # anew from the CLI's help first; --strict fails on any broken link or page left out.
 docs: install
-	$(BIN)/python -m pitchpass.cli_reference docs/commands.md
+	$(BIN)/python -m pitchpass.cli.reference docs/commands.md
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 bench: install

@@ -36,7 +36,7 @@ TARGET_SECONDS = 2.0  # the 20,000-request match, exactly
 
 
 def timed(scenario: Any) -> float:
-    from pitchpass.parallel import decide_all_json
+    from pitchpass.cli.parallel import decide_all_json
 
     started = time.perf_counter()
     decide_all_json(scenario)

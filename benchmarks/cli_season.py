@@ -80,7 +80,7 @@ import pitchpass.cli
 t1 = time.perf_counter()
 from pathlib import Path
 from typing import Any
-from pitchpass.files import read_document
+from pitchpass.cli.files import read_document
 from pitchpass.core import check_document
 gc.disable()
 document = read_document(Path({str(path)!r}))
@@ -90,7 +90,7 @@ gc.enable(); gc.freeze()
 t3 = time.perf_counter()
 import pitchpass.core.solver
 t4 = time.perf_counter()
-from pitchpass.parallel import decide_all_json_bytes
+from pitchpass.cli.parallel import decide_all_json_bytes
 decide_all_json_bytes(scenario)
 t5 = time.perf_counter()
 print(json.dumps({{"import the command": t1 - t0, "parse the file": t2 - t1,

@@ -46,7 +46,7 @@ def _best(work: Any, repeat: int) -> tuple[float, Any]:
 def _dask(scenarios: dict[str, Any], documents: dict[str, Any], repeat: int) -> dict[str, Any]:
     from dask.distributed import Client, LocalCluster
 
-    from pitchpass.cluster import decide_on_cluster
+    from pitchpass.cli.cluster import decide_on_cluster
 
     started = time.perf_counter()
     cluster = LocalCluster(n_workers=WORKERS, threads_per_worker=1, processes=True,
@@ -73,8 +73,8 @@ def _ray(
         import ray
     except ImportError:
         return None
-    from pitchpass.cluster import batches, decide_part, part_document
-    from pitchpass.parallel import document_bytes
+    from pitchpass.cli.cluster import batches, decide_part, part_document
+    from pitchpass.cli.parallel import document_bytes
 
     started = time.perf_counter()
     ray.init(num_cpus=WORKERS, include_dashboard=False, logging_level="ERROR",
@@ -102,8 +102,8 @@ def main() -> None:
     parser.add_argument("--federation", type=int, default=5000, help="matches")
     parser.add_argument("--output", type=Path, default=HERE / "RESULTS-cluster.md")
     args = parser.parse_args()
+    from pitchpass.cli.parallel import decide_all_json_bytes
     from pitchpass.core import load_document
-    from pitchpass.parallel import decide_all_json_bytes
 
     season = season_document()
     documents = {

@@ -531,8 +531,8 @@ def run_child(name: str, source: Path, target: Path) -> None:
     """Read, import, load, decide; print the timings as JSON; write the granted sets."""
     started = time.perf_counter()
     document = json.loads(source.read_text())
+    from pitchpass.cli.parallel import decide_all_json
     from pitchpass.core import load_document
-    from pitchpass.parallel import decide_all_json
 
     how = RUNS[name][1]
     most_granted = document["policy"].get("within_tier", "most-granted") == "most-granted"
@@ -596,8 +596,8 @@ def profile_child(source: Path, big: Path) -> None:
     """Where the time goes: cProfile of load and of a one-process decide, the solver's and
     the JSON's share timed without the profiler, and what the pool's workers send back."""
     import pitchpass.core.solver  # noqa: F401 - imported before, as in the runs
+    from pitchpass.cli.parallel import decide_all_json
     from pitchpass.core import load_document
-    from pitchpass.parallel import decide_all_json
 
     document = json.loads(source.read_text())
     report: dict[str, Any] = {"load": _profiled(lambda: load_document(document))}
@@ -614,12 +614,12 @@ def profile_child(source: Path, big: Path) -> None:
 
 def _payload(scenario: Any) -> dict[str, float]:
     """What `decide_all_json`'s workers pickle back to the parent: each task's list of
-    match JSON (`pitchpass.parallel`'s chunks), dumped and loaded here in one process."""
+    match JSON (`pitchpass.cli.parallel`'s chunks), dumped and loaded here in one process."""
     import pickle
 
+    from pitchpass.cli.parallel import CHUNK
     from pitchpass.core import decide
     from pitchpass.core.report import match_json
-    from pitchpass.parallel import CHUNK
 
     ids = [m.id for m in scenario.matches]
     parts = [
@@ -671,7 +671,7 @@ def _split(scenario: Any) -> dict[str, float]:
 
 def _serial_and_pooled(scenario: Any) -> tuple[float, float]:
     """Best of 3 of `decide_all_json` in one process and with the pool."""
-    from pitchpass.parallel import decide_all_json
+    from pitchpass.cli.parallel import decide_all_json
 
     serial, pooled = [], []
     for _ in range(3):

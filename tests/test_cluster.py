@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
+from pitchpass.cli.parallel import decide_all_json_bytes
 from pitchpass.core import load_document
 from pitchpass.core.season_rules import independent_groups
-from pitchpass.parallel import decide_all_json_bytes
 from test_parallel import season
 
 pytest.importorskip("dask.distributed")
@@ -46,7 +46,7 @@ def _documents() -> dict[str, dict[str, Any]]:
 
 @pytest.mark.parametrize("name", list(_documents()))
 def test_the_cluster_decides_as_one_machine(address: str, name: str) -> None:
-    from pitchpass.cluster import decide_on_cluster
+    from pitchpass.cli.cluster import decide_on_cluster
 
     document = _documents()[name]
     scenario = load_document(document)
@@ -60,7 +60,7 @@ def test_the_cluster_decides_as_one_machine(address: str, name: str) -> None:
 
 
 def test_matches_no_rule_links_are_decided_apart() -> None:
-    from pitchpass.cluster import batches
+    from pitchpass.cli.cluster import batches
 
     scenario = load_document(_documents()["two groups"])
     groups = independent_groups(scenario)

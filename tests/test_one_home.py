@@ -140,3 +140,10 @@ def test_the_reading_functions_named_twice_are_named_apart() -> None:
     functions = _top_level(ast.FunctionDef)
     for name in ("scenario_of", "plan_of", "policy_of", "match_json", "frame_of"):
         assert len(functions.get(name, [])) <= 1, (name, functions[name])
+
+
+def test_the_package_is_three_folders() -> None:
+    """Issue 28, section 8: the core, the command line and the web app, each in its own
+    folder; nothing else lies loose at the top of the package."""
+    loose = sorted(p.name for p in SOURCE.iterdir() if not p.name.startswith((".", "__")))
+    assert loose == ["cli", "core", "py.typed", "web"]

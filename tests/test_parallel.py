@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 
 from builders import BASE, req
+from pitchpass.cli.parallel import MIN_MATCHES_FOR_POOL, decide_all, decide_all_json
 from pitchpass.core import decide, decide_json, load_document
-from pitchpass.parallel import MIN_MATCHES_FOR_POOL, decide_all, decide_all_json
 
 
 def season(matches: int) -> dict:
@@ -42,7 +42,7 @@ def test_the_written_output_is_json_dumps_bytes_in_a_pool_and_alone() -> None:
     same bytes as json.dumps(indent=2) of the whole, in a pool, alone, and for no match."""
     import json
 
-    from pitchpass.parallel import decide_all_json_bytes
+    from pitchpass.cli.parallel import decide_all_json_bytes
 
     scenario = load_document(season(MIN_MATCHES_FOR_POOL + 6))
     for ids in (None, ["m1", "m2"], []):
@@ -51,7 +51,7 @@ def test_the_written_output_is_json_dumps_bytes_in_a_pool_and_alone() -> None:
 
 
 def test_a_pool_tells_its_progress_match_by_match() -> None:
-    from pitchpass.parallel import decide_all_json_bytes
+    from pitchpass.cli.parallel import decide_all_json_bytes
 
     scenario = load_document(season(MIN_MATCHES_FOR_POOL + 6))
     told: list[int] = []

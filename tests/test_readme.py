@@ -88,10 +88,10 @@ def test_the_command_reference_is_what_the_cli_says() -> None:
     """docs/commands.md is written from the CLI's own help (`make docs`); a command, an
     option or a help text changed without it fails here."""
     from pitchpass.cli import app
-    from pitchpass.cli_reference import reference
+    from pitchpass.cli.reference import reference
 
     page = (ROOT / "docs" / "commands.md").read_text()
-    assert page == reference(), "run `make docs` (or python -m pitchpass.cli_reference)"
+    assert page == reference(), "run `make docs` (or python -m pitchpass.cli.reference)"
     names = [c.name or c.callback.__name__ for c in app.registered_commands]
     assert names and all(f"## `pitchpass {name.replace('_', '-')}`" in page for name in names)
 

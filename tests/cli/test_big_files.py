@@ -9,13 +9,13 @@ import json
 import pytest
 from test_cli import SEED, run
 
-from pitchpass import cli
-from pitchpass.core import load_document
-from pitchpass.parallel import (
+from pitchpass.cli import commands as cli
+from pitchpass.cli.parallel import (
     MIN_MATCHES_FOR_POOL,
     decide_all_json_bytes,
     decide_all_json_pieces,
 )
+from pitchpass.core import load_document
 from test_parallel import season
 
 

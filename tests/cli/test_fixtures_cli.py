@@ -8,7 +8,7 @@ from pathlib import Path
 
 from test_cli import SEED, run
 
-from pitchpass.files import read_scenario
+from pitchpass.cli.files import read_scenario
 
 GOOD = "date,time,home,away\n2017-12-10,17:30,man-united,man-city\n"
 BAD = GOOD + "2018-01-20,15:00,Manchester City,Manchester Utd\n"

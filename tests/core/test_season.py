@@ -344,7 +344,7 @@ def test_when_the_time_limit_passes_first_the_season_keeps_a_choice_that_holds(
 @settings(max_examples=examples(100))
 @given(seasons())
 def test_each_independent_group_decides_as_the_whole(doc: dict[str, Any]) -> None:
-    """What a cluster relies on (pitchpass.cluster): the groups of matches no rule links,
+    """What a cluster relies on (pitchpass.cli.cluster): the groups of matches no rule links,
     each decided on its own, give exactly the whole document's decisions."""
     from pitchpass.core.season_rules import independent_groups, part_of
 

@@ -201,3 +201,8 @@ def _rotations(
             }
         )
     return out
+
+
+def rotation_label(rotation: dict[str, Any]) -> str:
+    """A rotation of the report as its tables head it: "tunnel, post-match (partners)"."""
+    return f"{rotation['zone']}, {rotation['phase']} ({rotation['tier']})"

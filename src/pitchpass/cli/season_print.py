@@ -8,6 +8,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from pitchpass.core.season_report import rotation_label
+
 
 def print_season(console: Console, report: dict[str, Any], rotations: list[str]) -> None:
     """`rotations`: each rotation's label, in the policy's order (its turns' columns)."""
@@ -18,10 +20,6 @@ def print_season(console: Console, report: dict[str, Any], rotations: list[str])
         console.print(_minimums(report["minimums"]))
     if report["rotations"]:
         console.print(_rotations(report["rotations"]))
-
-
-def rotation_label(rotation: dict[str, Any]) -> str:
-    return f"{rotation['zone']}, {rotation['phase']} ({rotation['tier']})"
 
 
 def _organisations(rows: list[dict[str, Any]], rotations: list[str]) -> Table:

@@ -1,6 +1,6 @@
 """Every command's reference, written from the CLI's own help: its usage, what it does
 and each option, as `pitchpass COMMAND --help` has them. `make docs` writes it to
-docs/commands.md (`python -m pitchpass.cli_reference docs/commands.md`), and a test
+docs/commands.md (`python -m pitchpass.cli.reference docs/commands.md`), and a test
 fails when that page is not what this writes."""
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 
+from pitchpass.cli.parallel import decide_all, write_all_json
 from pitchpass.core import (
     Changes,
     Problem,
@@ -35,7 +36,6 @@ from pitchpass.core import (
 )
 from pitchpass.core.report import unproven_texts
 from pitchpass.core.whatif import WhatIf
-from pitchpass.parallel import decide_all, write_all_json
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -119,7 +119,7 @@ def decide(
                 _write_decided(scenario, ids, done)
         _leave_at_once()
         return
-    from pitchpass.terminal import print_decisions
+    from pitchpass.cli.terminal import print_decisions
 
     print_decisions(out, scenario, _run(lambda: decide_all(scenario, ids), as_json))
 
@@ -146,7 +146,7 @@ def _write_decided(
 def _on_cluster(
     scenario: Scenario, address: str, ids: list[str] | None, done: Callable[[int], None] | None
 ) -> bytes:
-    from pitchpass.cluster import ClusterUnavailable, decide_on_cluster
+    from pitchpass.cli.cluster import ClusterUnavailable, decide_on_cluster
 
     try:
         document = _KEPT[0] if _KEPT and isinstance(_KEPT[0], dict) else None
@@ -195,8 +195,8 @@ def what_if_command(
     if as_json:
         _print_json(what_if_json(result))
     else:
+        from pitchpass.cli.terminal import print_what_if
         from pitchpass.core.overrides import only_if
-        from pitchpass.terminal import print_what_if
 
         print_what_if(out, scenario, result, only_if(scenario, changes.grant))
         if elsewhere:
@@ -263,8 +263,8 @@ def season(
     report = season_report(scenario, results)
     unproven = unproven_texts(results)
     if plot is not None:
-        from pitchpass.files import write_text
-        from pitchpass.season_plot import share_svg
+        from pitchpass.cli.files import write_text
+        from pitchpass.core.season_plot import share_svg
 
         try:
             write_text(share_svg(scenario, results), plot)
@@ -274,7 +274,8 @@ def season(
     if as_json:
         _print_json({**report, "unproven": unproven} if unproven else report)
         return
-    from pitchpass.season_print import print_season, rotation_label
+    from pitchpass.cli.season_print import print_season
+    from pitchpass.core.season_report import rotation_label
 
     for text in unproven:
         out.print(text, style="bold yellow")
@@ -327,7 +328,7 @@ def demo(
     port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1, with --serve.")] = 8000,
 ) -> None:
     """Tell the seed story: who was kept out, why, what no camera caught, and what-if."""
-    from pitchpass.demo import default_scenario, tell
+    from pitchpass.cli.demo import default_scenario, tell
 
     path = file or default_scenario()
     scenario = _load(path, as_json=False)
@@ -420,7 +421,7 @@ def load(
     The file is the truth for what it names: a match's requests and incidents that the
     file no longer lists are removed. A match changed through the web app or the API
     since it was last loaded is left alone (exit code 2) unless --replace is given."""
-    from pitchpass.files import read_document
+    from pitchpass.cli.files import read_document
 
     try:
         document = read_document(file)
@@ -483,8 +484,8 @@ def fixtures(
     error with the nearest name, and nothing is written unless --skip-unmatched. Nothing
     is written without --output (a scenario) or --write (the database): the report says
     what would change."""
+    from pitchpass.cli.files import read_document, read_fixture_list, write_document
     from pitchpass.core.fixtures import import_fixtures
-    from pitchpass.files import read_document, read_fixture_list, write_document
 
     if (into is None) == (not competition):
         message = "give --into SCENARIO or --competition ID (the database), one of them"
@@ -520,7 +521,7 @@ def fixtures(
             }
         )
         return
-    from pitchpass.terminal import print_fixtures
+    from pitchpass.cli.terminal import print_fixtures
 
     print_fixtures(out, done, skipped, written, stale)
 
@@ -542,8 +543,8 @@ def zones(
 
     Zones the file does not name are kept. Any problem and nothing is written; without
     --output nothing is written: the report says what would change (docs/fixtures.md)."""
+    from pitchpass.cli.files import read_document, read_text, write_document
     from pitchpass.core.zones_in import import_zones
-    from pitchpass.files import read_document, read_text, write_document
 
     try:
         text = read_text(file, "zones file")
@@ -955,7 +956,7 @@ def webhook_listen(
 ) -> None:
     """A receiver to try webhooks with: checks each message's signature and prints it
     (pitchpass sends to 127.0.0.1 only with PITCHPASS_WEBHOOK_PRIVATE=1)."""
-    from pitchpass.webhook_listen import listen
+    from pitchpass.cli.webhook_listen import listen
 
     _check_port(port)
     out.print(f"listening at http://127.0.0.1:{port}/ (Ctrl+C stops)")
@@ -1051,7 +1052,7 @@ def _load_with_warnings(
 ) -> tuple[Scenario, list[Problem]]:
     # A season is a million objects made at once and kept to the end: the cyclic
     # collector would walk them again and again while they are made, and after.
-    from pitchpass.files import read_document
+    from pitchpass.cli.files import read_document
 
     gc.disable()
     try:
@@ -1111,8 +1112,8 @@ HINDSIGHT_PROGRESS_FROM = 20  # matches: each is a decide of its own, with those
 
 def _hindsight(scenario: Scenario, as_json: bool) -> None:
     """`season --hindsight`: the season match by match against hindsight (core.hindsight)."""
+    from pitchpass.cli.season_print import print_hindsight
     from pitchpass.core.hindsight import compared, hindsight
-    from pitchpass.season_print import print_hindsight
 
     with _progress(len(scenario.matches), HINDSIGHT_PROGRESS_FROM) as done:
         step = None if done is None else (lambda _n, _of: done(1))
