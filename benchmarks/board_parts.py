@@ -53,7 +53,7 @@ def measure(views: int, rounds: int) -> dict[str, Any]:
     from django.test import Client
     from django.utils import timezone
 
-    from pitchpass.core.parse import parse_text
+    from pitchpass.core.reading.parse import parse_text
     from pitchpass.web.http import pages
     from pitchpass.web.persistence import models as m
     from pitchpass.web.persistence import store

@@ -88,7 +88,7 @@ t2 = time.perf_counter()
 scenario, _, _ = check_document(document)
 gc.enable(); gc.freeze()
 t3 = time.perf_counter()
-import pitchpass.core.solver
+import pitchpass.core.deciding.solver
 t4 = time.perf_counter()
 from pitchpass.cli.parallel import decide_all_json_bytes
 decide_all_json_bytes(scenario)

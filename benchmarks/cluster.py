@@ -114,7 +114,7 @@ def main() -> None:
         },
     }  # fmt: skip
     scenarios = {name: load_document(doc) for name, doc in documents.items()}
-    import pitchpass.core.solver  # noqa: F401 - imported before the clock, as the CLI does
+    import pitchpass.core.deciding.solver  # noqa: F401 - imported before the clock, as the CLI does
 
     single = {
         name: _best(lambda s=s: decide_all_json_bytes(s), args.repeat)

@@ -540,7 +540,7 @@ def run_child(name: str, source: Path, target: Path) -> None:
     if how == "pulp":
         import pulp  # noqa: F401 - the baseline's own import cost, measured apart
     elif most_granted:
-        import pitchpass.core.solver  # noqa: F401 - OR-Tools, which the engine imports lazily
+        import pitchpass.core.deciding.solver  # noqa: F401 - OR-Tools, which the engine imports lazily
     t1 = time.perf_counter()
     imported = how == "pulp" or most_granted
     rss_import = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -595,7 +595,7 @@ def _granted(output: dict[str, Any]) -> tuple[dict[str, list[str]], dict[str, An
 def profile_child(source: Path, big: Path) -> None:
     """Where the time goes: cProfile of load and of a one-process decide, the solver's and
     the JSON's share timed without the profiler, and what the pool's workers send back."""
-    import pitchpass.core.solver  # noqa: F401 - imported before, as in the runs
+    import pitchpass.core.deciding.solver  # noqa: F401 - imported before, as in the runs
     from pitchpass.cli.parallel import decide_all_json
     from pitchpass.core import load_document
 
@@ -619,7 +619,7 @@ def _payload(scenario: Any) -> dict[str, float]:
 
     from pitchpass.cli.parallel import CHUNK
     from pitchpass.core import decide
-    from pitchpass.core.report import match_json
+    from pitchpass.core.explaining.report import match_json
 
     ids = [m.id for m in scenario.matches]
     parts = [
@@ -639,7 +639,7 @@ def _payload(scenario: Any) -> dict[str, float]:
 def _split(scenario: Any) -> dict[str, float]:
     """One-process `decide` and `decide_json` of the season, timed without the profiler;
     `solve_group` is wrapped with a timer (in this process only). Best of 3."""
-    import pitchpass.core.solver as solver
+    import pitchpass.core.deciding.solver as solver
     from pitchpass.core import decide, decide_json
 
     original = solver.solve_group
@@ -849,8 +849,8 @@ def season_stats(document: dict[str, Any]) -> dict[str, Any]:
     """The generated season in numbers; contended = eligible demand above the room left by
     locked grants in some zone and phase (the definition of "contended" used here)."""
     from pitchpass.core import load_document
-    from pitchpass.core.places import capacities, footprint
-    from pitchpass.core.policy import ineligibility
+    from pitchpass.core.deciding.places import capacities, footprint
+    from pitchpass.core.deciding.policy import ineligibility
 
     scenario = load_document(document)
     per_match: dict[str, list[Any]] = {m.id: [] for m in scenario.matches}
@@ -1118,7 +1118,8 @@ def _runs_section(results: dict[str, Any]) -> list[str]:
         "",
         "Each run is a fresh process, repeated in rounds (every run once per round); times are "
         "the best of the repeats, memory the worst. "
-        "*import* is `import pitchpass.core.solver` (OR-Tools) or `import pulp`, done before "
+        "*import* is `import pitchpass.core.deciding.solver` (OR-Tools) or `import pulp`, "
+        "done before "
         "the clock for *decide* starts (OR-Tools for most-granted runs only); *decide* is "
         "`decide_all_json` on the loaded scenario, the CLI's `decide --json` path (the "
         "baseline: its whole decision); *process* is the child's whole life, from start-up to "
@@ -1361,7 +1362,7 @@ def _calls(profile: dict[str, Any], func: str, file_part: str) -> int:
 
 def _big_limits(profile: dict[str, Any]) -> str:
     big = profile["big"]
-    solve = _cum(big, "solve_group", "core/solver.py")
+    solve = _cum(big, "solve_group", "core/deciding/solver.py")
     solves = _calls(big, "solve", "cp_model_helper")
     return (
         f"{solves} CP-SAT solves: `solve_group` {_ms(solve)} of "

@@ -59,7 +59,7 @@ def measure(scans: int, history: int, rounds_wanted: int) -> dict[str, Any]:
     from django.contrib.auth.models import User
     from django.db import connection, transaction
 
-    from pitchpass.core.parse import parse_text
+    from pitchpass.core.reading.parse import parse_text
     from pitchpass.web.persistence import models as m
     from pitchpass.web.persistence import store
     from pitchpass.web.persistence.changes import lock_match

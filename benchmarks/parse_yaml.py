@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from decide_season import season_document
-from pitchpass.core import parse
+from pitchpass.core.reading import parse
 
 HERE = Path(__file__).parent
 

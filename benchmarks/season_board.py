@@ -44,7 +44,7 @@ def measure(rounds: int) -> dict[str, Any]:
 
     from pitchpass.core import load_document
     from pitchpass.core.codes import Status
-    from pitchpass.core.decide import decide
+    from pitchpass.core.deciding.decide import decide
     from pitchpass.web.persistence import models as m
     from pitchpass.web.persistence import store
     from pitchpass.web.services.accounts import do_add_user

@@ -57,7 +57,7 @@ def main() -> None:
     from decide_season import season_document, with_season_rules
     from pitchpass.core import load_document
     from pitchpass.core.codes import Mode, Status
-    from pitchpass.core.decide import decide
+    from pitchpass.core.deciding.decide import decide
 
     base = season_document()
     kinds = ("rules", "exact", "first-come")

@@ -14,7 +14,7 @@ import yaml
 
 from pitchpass.cli.parallel import decide_all_json_bytes
 from pitchpass.core import load_document
-from pitchpass.core.season_rules import independent_groups
+from pitchpass.core.season.season_rules import independent_groups
 from test_parallel import season
 
 pytest.importorskip("dask.distributed")

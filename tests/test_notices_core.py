@@ -1,4 +1,4 @@
-"""core/notices.py: which requests a change tells of, and of what kind."""
+"""core/match_day/notices.py: which requests a change tells of, and of what kind."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pitchpass.core import notices
+from pitchpass.core.match_day import notices
+from pitchpass.core.match_day.notices import Outcome
 from pitchpass.core.model import Incident, Phase, Request
-from pitchpass.core.notices import Outcome
 
 G, R = "granted", "refused"
 FULL = Outcome(R, ("capacity: tunnel, post-match: 46 of 46",))

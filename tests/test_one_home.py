@@ -20,9 +20,9 @@ HOMES = {
     "TIER_LENGTH": "web/limits.py",
     "RULE_LENGTH": "web/limits.py",
     "TEXT_LENGTH": "web/limits.py",
-    "Direction": "core/doors.py",
-    "DIRECTIONS": "core/doors.py",
-    "ByHand": "core/overrides.py",
+    "Direction": "core/match_day/doors.py",
+    "DIRECTIONS": "core/match_day/doors.py",
+    "ByHand": "core/deciding/overrides.py",
     "CODE_MAX": "web/services/doors.py",
     "KEY_MAX": "web/services/doors.py",
     "ALPHABET": "web/persistence/passes.py",
@@ -32,17 +32,23 @@ HOMES = {
 # The rules that decide, each a core function the web layer calls: rule -> (function,
 # its home). docs/index.md says where each lives.
 RULES = {
-    "when requests close (the deadline)": ("closes_at", "core/policy.py"),
-    "a competition's deadline as written, or the default": ("deadline_of", "core/policy.py"),
+    "when requests close (the deadline)": ("closes_at", "core/deciding/policy.py"),
+    "a competition's deadline as written, or the default": (
+        "deadline_of",
+        "core/deciding/policy.py",
+    ),
     "what rules a request out before places (consent, closed zones, late)": (
         "ineligibility",
-        "core/policy.py",
+        "core/deciding/policy.py",
     ),
-    "whose room a zone is (the club whose consent it needs)": ("occupant_club", "core/policy.py"),
-    "a dressing room needs its club's consent": ("needs_consent", "core/policy.py"),
-    "a zone's places in a phase": ("places_in", "core/places.py"),
-    "door admission": ("check", "core/doors.py"),
-    "which passes a door's list lets in": ("lets_in", "core/doors.py"),
+    "whose room a zone is (the club whose consent it needs)": (
+        "occupant_club",
+        "core/deciding/policy.py",
+    ),
+    "a dressing room needs its club's consent": ("needs_consent", "core/deciding/policy.py"),
+    "a zone's places in a phase": ("places_in", "core/deciding/places.py"),
+    "door admission": ("check", "core/match_day/doors.py"),
+    "which passes a door's list lets in": ("lets_in", "core/match_day/doors.py"),
 }
 
 
@@ -98,7 +104,7 @@ def test_each_rule_is_one_core_function(rule: str) -> None:
 
 
 def test_the_deadline_is_worked_out_in_its_home_only() -> None:
-    """`kickoff - deadline` (whatever the names around it) appears in core/policy.py
+    """`kickoff - deadline` (whatever the names around it) appears in core/deciding/policy.py
     alone: everyone else asks closes_at."""
     found = []
     for path in sorted(SOURCE.rglob("*.py")):
@@ -107,7 +113,7 @@ def test_the_deadline_is_worked_out_in_its_home_only() -> None:
                 left, right = ast.unparse(node.left).lower(), ast.unparse(node.right).lower()
                 if "kickoff" in left and "deadline" in right:
                     found.append(str(path.relative_to(SOURCE)))
-    assert found == ["core/policy.py"], found
+    assert found == ["core/deciding/policy.py"], found
 
 
 # A stored row and the core's value it holds share a name by design (models.Match is the

@@ -9,8 +9,8 @@ import jsonschema
 import pytest
 
 from pitchpass.core import check_document, decide_document, what_if_document
-from pitchpass.core.parse import parse_text
-from pitchpass.core.schema import scenario_schema
+from pitchpass.core.reading.parse import parse_text
+from pitchpass.core.reading.schema import scenario_schema
 
 SCENARIOS = sorted((Path(__file__).resolve().parents[1] / "scenarios").glob("*.yaml"))
 VALIDATOR = jsonschema.Draft202012Validator(scenario_schema())

@@ -46,7 +46,7 @@ def test_decide_tables_show_requests_grid_and_incidents() -> None:
 def test_a_solver_out_of_time_decides_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     """Never "nothing decided": exit 0 with the best choice found, marked in the table
     and, in the JSON, by the match's "unproven" (docs/scenario-extensions.md)."""
-    from pitchpass.core import solver
+    from pitchpass.core.deciding import solver
 
     monkeypatch.setattr(solver, "TIME_LIMIT_SECONDS", 0.0)
     table = run("decide", SEED)

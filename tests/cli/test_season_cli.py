@@ -130,7 +130,7 @@ def test_hindsight_compares_the_season_match_by_match_with_the_whole(tmp_path: P
 def test_a_season_out_of_solver_time_is_reported_and_marked(monkeypatch) -> None:
     """The report and hindsight stand on the best choices found, and say they are not
     proven the best (docs/scenario-extensions.md, "When the solver runs out of time")."""
-    from pitchpass.core import solver
+    from pitchpass.core.deciding import solver
 
     monkeypatch.setattr(solver, "TIME_LIMIT_SECONDS", 0.0)
     for extra in ((), ("--hindsight",)):

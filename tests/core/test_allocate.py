@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from pitchpass.core import solver
-from pitchpass.core.allocate import Item, first_come, most_granted, within_reach
-from pitchpass.core.problems import Unproven
+from pitchpass.core.deciding import solver
+from pitchpass.core.deciding.allocate import Item, first_come, most_granted, within_reach
+from pitchpass.core.reading.problems import Unproven
 
 CELL = ("tunnel", "post-match")
 OTHER = ("pitch", "post-match")
@@ -103,7 +103,7 @@ def test_a_match_without_contention_never_imports_the_solver() -> None:
         "from builders import req, scenario\n"
         "from pitchpass.core import decide_document\n"
         "decide_document(scenario(req('a', 'p1'), req('b', 'p2', crew=3)))\n"
-        "print('ortools' in sys.modules, 'pitchpass.core.solver' in sys.modules)\n"
+        "print('ortools' in sys.modules, 'pitchpass.core.deciding.solver' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
@@ -191,8 +191,8 @@ def test_the_solver_does_not_load_or_tools_python_layer() -> None:
     import sys
 
     code = (
-        "import sys, pitchpass.core.solver as s; "
-        "from pitchpass.core.allocate import Item; "
+        "import sys, pitchpass.core.deciding.solver as s; "
+        "from pitchpass.core.deciding.allocate import Item; "
         "assert s.solve_group([Item('a', 0, 2, (('z', 'p'),)), Item('b', 0, 1, (('z', 'p'),))],"
         " {('z', 'p'): 2}) == {'a'}; "
         "print(sorted(m for m in ('pandas', 'numpy', 'ortools.sat.python.cp_model') "

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pitchpass.core import doors
+from pitchpass.core.match_day import doors
 from pitchpass.core.model import Phase, Request
 from profiles import examples
 

@@ -1,4 +1,4 @@
-"""When a refusal for room looks unfair (core/fairness.py): the grants the policy ranks
+"""When a refusal for room looks unfair (core/explaining/fairness.py): the grants the policy ranks
 after the refused request that hold places where it was refused, on small stories built
 on the seed's venue."""
 
@@ -11,8 +11,8 @@ import yaml
 
 from pitchpass.core import decide_match, load_document
 from pitchpass.core.codes import Status
-from pitchpass.core.fairness import full_cells, its_tier_or_below, ranked_after
-from pitchpass.core.report import match_json
+from pitchpass.core.explaining.fairness import full_cells, its_tier_or_below, ranked_after
+from pitchpass.core.explaining.report import match_json
 
 SEED = Path(__file__).parents[2] / "scenarios" / "manchester-derby-2017.yaml"
 MATCH = "mun-mci-2017-12-10"

@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 from pitchpass.core import decide_document
-from pitchpass.core.fixture_files import MAX_ROWS, read_csv, read_ics
-from pitchpass.core.fixtures import Retold, import_fixtures
-from pitchpass.core.problems import ScenarioInvalid
+from pitchpass.core.reading.fixture_files import MAX_ROWS, read_csv, read_ics
+from pitchpass.core.reading.fixtures import Retold, import_fixtures
+from pitchpass.core.reading.problems import ScenarioInvalid
 
 SEED = Path(__file__).parents[2] / "scenarios" / "manchester-derby-2017.yaml"
 

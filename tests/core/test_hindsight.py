@@ -1,4 +1,4 @@
-"""The price of deciding match by match (core/hindsight.py, issue 27 section 4): the
+"""The price of deciding match by match (core/season/hindsight.py, issue 27 section 4): the
 season as published match by match, each match decided in kick-off order with what the
 matches before it granted held, against the season decided jointly with hindsight."""
 
@@ -11,8 +11,8 @@ from typing import Any
 import yaml
 
 from pitchpass.core import load_document
-from pitchpass.core.decide import decide
-from pitchpass.core.hindsight import compared, hindsight, match_by_match
+from pitchpass.core.deciding.decide import decide
+from pitchpass.core.season.hindsight import compared, hindsight, match_by_match
 
 EXAMPLE = Path(__file__).parents[2] / "scenarios" / "season-rules.yaml"
 

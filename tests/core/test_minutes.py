@@ -1,4 +1,4 @@
-"""Football minutes and the clock of the phases (core/minutes.py)."""
+"""Football minutes and the clock of the phases (core/reading/minutes.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pitchpass.core.minutes import NotAMinute, clock_at, clock_minute, football_minute
 from pitchpass.core.model import DEFAULT_PHASES, Phase
+from pitchpass.core.reading.minutes import NotAMinute, clock_at, clock_minute, football_minute
 
 
 @pytest.mark.parametrize(

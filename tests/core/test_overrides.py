@@ -22,7 +22,7 @@ from test_properties import assert_same, scenarios
 
 from pitchpass.core import Changes, decide_match, load_document
 from pitchpass.core.codes import ReasonCode, Status
-from pitchpass.core.overrides import (
+from pitchpass.core.deciding.overrides import (
     Override,
     decide_overridden,
     grant_blockers,
@@ -30,8 +30,8 @@ from pitchpass.core.overrides import (
     standing,
     what_if_overridden,
 )
-from pitchpass.core.report import match_json
-from pitchpass.core.whatif import what_if_json
+from pitchpass.core.explaining.report import match_json
+from pitchpass.core.explaining.whatif import what_if_json
 from profiles import examples
 
 SEED = Path(__file__).parents[2] / "scenarios" / "manchester-derby-2017.yaml"
@@ -219,8 +219,8 @@ def test_no_grant_by_hand_sets_aside_a_clubs_say_over_its_room() -> None:
 def test_a_what_ifs_grants_by_hand_need_room_but_its_refusals_free_it() -> None:
     import dataclasses
 
-    from pitchpass.core.overrides import without_room
-    from pitchpass.core.reasons import places_to_fit
+    from pitchpass.core.deciding.overrides import without_room
+    from pitchpass.core.deciding.reasons import places_to_fit
 
     scenario = _seed()
     published = [

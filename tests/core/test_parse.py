@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pitchpass.core import ScenarioInvalid
-from pitchpass.core.parse import decode_bytes, parse_text
+from pitchpass.core.reading.parse import decode_bytes, parse_text
 
 
 def message(text: str, name: str = "s.yaml") -> str:
@@ -58,7 +58,7 @@ def test_a_yaml_flow_document_is_yaml_whatever_its_first_character() -> None:
 def loader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Each test using it runs with PyYAML's own parser and with libyaml's (the default
     where PyYAML has it): the same documents and the same messages."""
-    from pitchpass.core import parse
+    from pitchpass.core.reading import parse
 
     monkeypatch.setattr(
         parse, "LOADER", parse._Loader if request.param == "python" else parse._CLoader
@@ -86,7 +86,7 @@ def test_both_parsers_say_the_same(loader: str, text: str, fragment: str) -> Non
 def test_both_parsers_read_the_examples_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     from pathlib import Path
 
-    from pitchpass.core import parse
+    from pitchpass.core.reading import parse
 
     for path in sorted((Path(__file__).parents[2] / "scenarios").glob("*.yaml")):
         read = []

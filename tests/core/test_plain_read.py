@@ -1,4 +1,4 @@
-"""The quick reading of a plain request (read_fixtures._Plain) says exactly what the
+"""The quick reading of a plain request (read_matches._Plain) says exactly what the
 field-by-field reading says: the same scenario, problems and warnings, on generated
 scenarios with one request's field made odd in every way the reader knows."""
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from test_properties import scenarios
 
 from pitchpass.core import check_document
-from pitchpass.core.read_fixtures import _Plain
+from pitchpass.core.reading.read_matches import _Plain
 from profiles import examples
 
 ODD = [None, "", " ", 0, -1, 2, 1_000_001, True, 1.5, [], ["x"], {}, "x", "2024-01-01T10:00",

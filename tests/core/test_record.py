@@ -1,4 +1,4 @@
-"""The match day's record (core/record.py, docs/scenario-extensions.md "The match-day
+"""The match day's record (core/match_day/record.py, docs/scenario-extensions.md "The match-day
 record"): each request's state after publish from what was written as it happened, what
 every view shows of it, what the engine is given, and the places it holds, checked
 against the independent oracle's usage."""
@@ -16,7 +16,7 @@ from oracle import capacity_at, usage_of, venue_of
 from test_properties import scenarios
 
 from pitchpass.core import decide_match, load_document
-from pitchpass.core.record import (
+from pitchpass.core.match_day.record import (
     CLOSED,
     HOLDS,
     PUBLISHED,
@@ -128,7 +128,7 @@ def test_taken_says_where_a_crew_finds_no_room_and_who_holds_it() -> None:
     import yaml
 
     from pitchpass.core import load_document
-    from pitchpass.core.record import taken
+    from pitchpass.core.match_day.record import taken
 
     seed = Path(__file__).parents[2] / "scenarios" / "manchester-derby-2017.yaml"
     scenario = load_document(yaml.safe_load(seed.read_text()))

@@ -1,4 +1,4 @@
-"""Releases, phase by phase (core/release.py, docs/scenario-extensions.md "Releases"):
+"""Releases, phase by phase (core/match_day/release.py, docs/scenario-extensions.md "Releases"):
 checked against the independent oracle (oracle_waitlist.oracle_releases) on generated
 grants, scans, clocks, grace periods and exempt tiers, and on the cases the issue named:
 no release within the grace after a publish, the host never released, a crew that
@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from oracle_waitlist import oracle_late_scans, oracle_releases, oracle_upcoming
 
 from pitchpass.core import load_document
-from pitchpass.core.doors import IN, OUT, Scan
-from pitchpass.core.release import (
+from pitchpass.core.match_day.doors import IN, OUT, Scan
+from pitchpass.core.match_day.release import (
     at_publish,
     contested,
     contradicted,
@@ -152,7 +152,7 @@ def test_the_host_is_never_released_by_default() -> None:
 
 
 def test_bad_release_rules_are_named_at_their_paths() -> None:
-    from pitchpass.core.problems import ScenarioInvalid
+    from pitchpass.core.reading.problems import ScenarioInvalid
 
     try:
         load_document(_seed(release_grace=-1, release_warning=5000, release_exempt=["hots"]))
@@ -170,7 +170,7 @@ def test_bad_release_rules_are_named_at_their_paths() -> None:
 
 
 def test_a_grant_keeps_its_phases_not_released_and_is_released_whole_with_none() -> None:
-    from pitchpass.core.release import kept, released_whole
+    from pitchpass.core.match_day.release import kept, released_whole
 
     assert kept(("pre-match", "post-match"), ["pre-match"]) == ("post-match",)
     assert not released_whole(("pre-match", "post-match"), ["pre-match"])

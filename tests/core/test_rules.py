@@ -8,7 +8,7 @@ import pytest
 
 from builders import codes, decided, req, scenario, statuses, zone
 from pitchpass.core import ScenarioInvalid, decide_document, load_document
-from pitchpass.core.policy import beyond_override, ineligibility
+from pitchpass.core.deciding.policy import beyond_override, ineligibility
 
 KICK = "2024-05-01T15:00:00+00:00"
 

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pitchpass.core import load_document
-from pitchpass.core.decide import decide
-from pitchpass.core.problems import ScenarioInvalid
+from pitchpass.core.deciding.decide import decide
+from pitchpass.core.reading.problems import ScenarioInvalid
 from profiles import examples
 
 try:
@@ -212,7 +212,7 @@ def test_the_season_never_breaks_a_quota_or_a_capacity(doc: dict[str, Any]) -> N
 @given(seasons(), st.randoms(use_true_random=False))
 def test_what_a_publish_checks_of_the_quotas_matches_the_oracle(doc: dict[str, Any], rnd) -> None:
     # Any set of requests held (published, and about to be), not only a decided one.
-    from pitchpass.core.season_rules import quotas_over
+    from pitchpass.core.season.season_rules import quotas_over
 
     held = [r["id"] for r in doc["requests"] if rnd.random() < 0.6]
     over = quotas_over(load_document(copy.deepcopy(doc)), held)
@@ -320,9 +320,9 @@ def test_when_the_time_limit_passes_first_the_season_keeps_a_choice_that_holds(
     """Never "nothing decided": with no time to search, each group keeps the best choice
     found (at worst its first-come choice), within every place and quota, and each of its
     matches says it is not proven the best, in the JSON too."""
-    from pitchpass.core import solver
-    from pitchpass.core.report import match_json
-    from pitchpass.core.season_report import season_report
+    from pitchpass.core.deciding import solver
+    from pitchpass.core.explaining.report import match_json
+    from pitchpass.core.season.season_report import season_report
 
     monkeypatch.setattr(solver, "TIME_LIMIT_SECONDS", 1e-9)
     scenario = load_document(yaml.safe_load(EXAMPLE.read_text()))
@@ -346,7 +346,7 @@ def test_when_the_time_limit_passes_first_the_season_keeps_a_choice_that_holds(
 def test_each_independent_group_decides_as_the_whole(doc: dict[str, Any]) -> None:
     """What a cluster relies on (pitchpass.cli.cluster): the groups of matches no rule links,
     each decided on its own, give exactly the whole document's decisions."""
-    from pitchpass.core.season_rules import independent_groups, part_of
+    from pitchpass.core.season.season_rules import independent_groups, part_of
 
     scenario = load_document(doc)
     whole = {r.match.id: r for r in decide(scenario)}
@@ -362,7 +362,7 @@ def test_a_huge_minimum_makes_no_more_of_the_model_than_its_requests(
 ) -> None:
     """at_least may be up to 1,000,000: the model counts only what could meet it (it once
     made a variable for each, and took gigabytes)."""
-    from pitchpass.core import solver
+    from pitchpass.core.deciding import solver
 
     made: list[int] = []
     solve = solver.solve_lexicographic
@@ -428,7 +428,7 @@ def test_where_the_season_stands_for_a_match_counts_the_places_held() -> None:
     """scenarios/season-rules.yaml with m1 published (t1s, d1s, p1) and m2 (t2b, p2): at
     m3 the documentary has used its quota of 2, North FC has given Sky its enhancement
     and owes BT one with m3 its last home match, and the partners have a tunnel turn each."""
-    from pitchpass.core.season_rules import MinimumOwed, QuotaUse, Turns, standing
+    from pitchpass.core.season.season_rules import MinimumOwed, QuotaUse, Turns, standing
 
     doc = yaml.safe_load(EXAMPLE.read_text())
     held = {"t1s", "d1s", "p1", "t2b", "p2"}

@@ -9,8 +9,8 @@ from typing import Any
 import yaml
 
 from pitchpass.core import load_document
-from pitchpass.core.decide import decide
-from pitchpass.core.season_report import season_report
+from pitchpass.core.deciding.decide import decide
+from pitchpass.core.season.season_report import season_report
 
 EXAMPLE = Path(__file__).parents[2] / "scenarios" / "season-rules.yaml"
 

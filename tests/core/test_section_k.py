@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from pitchpass.core import load_document
 from pitchpass.core.codes import Status
-from pitchpass.core.decide import decide
-from pitchpass.core.problems import ScenarioInvalid
-from pitchpass.core.season_report import season_report
+from pitchpass.core.deciding.decide import decide
+from pitchpass.core.reading.problems import ScenarioInvalid
+from pitchpass.core.season.season_report import season_report
 from profiles import examples
 
 try:
@@ -344,7 +344,7 @@ def test_the_standing_names_every_club_that_owes_the_televising_broadcaster() ->
     """scenarios/section-k.yaml at m2 (South v East, BT's): South owes BT (BT asked for
     South's room) and so does East, whose away room is in the minimum's cells though
     nobody asked for it; East has m2 and m3 left, both BT's."""
-    from pitchpass.core.season_rules import MinimumOwed, standing
+    from pitchpass.core.season.season_rules import MinimumOwed, standing
 
     found = standing(load_document(yaml.safe_load(EXAMPLE.read_text())), "m2")
     assert found.minimums == (
@@ -362,7 +362,7 @@ def test_the_standing_owes_what_the_season_report_owes_before_each_match(
     (the grants held, the refusals with their codes), owes the make-up debts that the
     season report's walk has open after that match (both walk core.debts): opened there
     or before, not paid there or before. Once all is published, the report's `owed`."""
-    from pitchpass.core.season_rules import describe, names_of, standing
+    from pitchpass.core.season.season_rules import describe, names_of, standing
 
     scenario = load_document(doc)
     results = decide(scenario)

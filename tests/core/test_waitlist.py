@@ -24,8 +24,7 @@ from oracle_waitlist import (
 from test_properties import scenarios
 
 from pitchpass.core import load_document
-from pitchpass.core.problems import ScenarioInvalid
-from pitchpass.core.waitlist import (
+from pitchpass.core.match_day.waitlist import (
     NO_SHOW,
     REQUEST,
     Event,
@@ -36,6 +35,7 @@ from pitchpass.core.waitlist import (
     promote,
     waitlist,
 )
+from pitchpass.core.reading.problems import ScenarioInvalid
 from profiles import examples
 
 SEED = Path(__file__).parents[2] / "scenarios" / "manchester-derby-2017.yaml"
@@ -187,7 +187,7 @@ def test_bad_match_day_fields_are_named(match_day: Any, where: str) -> None:
 
 def test_match_day_fields_are_read_and_change_no_decision() -> None:
     from pitchpass.core import decide
-    from pitchpass.core.report import decide_json
+    from pitchpass.core.explaining.report import decide_json
 
     doc = _seed()
     plain = decide_json(decide(load_document(copy.deepcopy(doc))))
@@ -243,7 +243,7 @@ def test_who_holds_and_who_waits_matches_the_oracle(
 
 
 def test_an_open_offer_past_its_time_has_lapsed() -> None:
-    from pitchpass.core.waitlist import offer_state
+    from pitchpass.core.match_day.waitlist import offer_state
 
     until = START + timedelta(minutes=30)
     assert offer_state("open", until, until - timedelta(seconds=1)) == "open"

@@ -9,8 +9,8 @@ import pytest
 from test_fixtures import _seed
 
 from pitchpass.core import decide_document
-from pitchpass.core.problems import ScenarioInvalid
-from pitchpass.core.zones_in import import_zones
+from pitchpass.core.reading.problems import ScenarioInvalid
+from pitchpass.core.reading.zones_in import import_zones
 
 ZONES = """\
 venue,venue_name,id,name,capacity,capacity@half-time,via,occupant,closed

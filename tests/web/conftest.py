@@ -39,7 +39,7 @@ def desk() -> dict[str, Any]:
     for the officer, the away officer, the documentary crew, BT Sport and a steward."""
     from django.test import Client
 
-    from pitchpass.core.parse import parse_text
+    from pitchpass.core.reading.parse import parse_text
     from pitchpass.web.persistence import store
     from pitchpass.web.services.accounts import do_add_user, do_create_token
 

@@ -13,7 +13,7 @@ from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import User
 from django.test import Client
 
-from pitchpass.core.parse import parse_text
+from pitchpass.core.reading.parse import parse_text
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 from pitchpass.web.services import decisions

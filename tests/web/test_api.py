@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from pitchpass.core.parse import parse_text
+from pitchpass.core.reading.parse import parse_text
 from pitchpass.web.persistence import store
 from pitchpass.web.services.accounts import do_add_user, do_create_token
 

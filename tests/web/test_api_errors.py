@@ -47,7 +47,7 @@ def test_a_solver_out_of_time_still_decides_and_says_so(api, monkeypatch) -> Non
     from django.contrib.auth.models import User
     from django.test import Client
 
-    from pitchpass.core import solver
+    from pitchpass.core.deciding import solver
 
     monkeypatch.setattr(solver, "TIME_LIMIT_SECONDS", 0.0)
     response = post(api["officer"], "/decide")

@@ -14,7 +14,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection, transaction
 
-from pitchpass.core.parse import parse_text
+from pitchpass.core.reading.parse import parse_text
 from pitchpass.web.errors import ErrorCode
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store

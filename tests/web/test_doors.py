@@ -26,7 +26,7 @@ SEED = "mun-mci-2017-12-10"
 def _in_pre_match(desk: Any) -> None:
     """The seed match moved so that the clock is in its pre-match phase (kick-off in 30
     minutes): a door lets a crew in only from 15 minutes before its phase to 15 minutes
-    after it ends (core/doors.py), and these scans are sent now."""
+    after it ends (core/match_day/doors.py), and these scans are sent now."""
     kickoff = timezone.now() + timedelta(minutes=30)
     m.Match.objects.filter(key=SEED).update(kickoff=kickoff)
 

@@ -22,7 +22,7 @@ from django.test import Client
 from icalendar import Calendar
 from test_workflow_api import ROOT
 
-from pitchpass.core.parse import parse_text
+from pitchpass.core.reading.parse import parse_text
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 from pitchpass.web.services import exports

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from pitchpass.core.fixture_files import read_csv
-from pitchpass.core.problems import ScenarioInvalid
+from pitchpass.core.reading.fixture_files import read_csv
+from pitchpass.core.reading.problems import ScenarioInvalid
 from pitchpass.web.errors import ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence.fixtures_store import import_into_database
@@ -67,7 +67,7 @@ def test_an_unknown_competition_or_club_writes_nothing(desk) -> None:
 def test_a_load_of_the_old_file_does_not_undo_a_move_silently(desk) -> None:
     from pathlib import Path
 
-    from pitchpass.core.parse import parse_text
+    from pitchpass.core.reading.parse import parse_text
     from pitchpass.web.persistence import store
 
     seed = Path(__file__).parents[2] / "scenarios" / "manchester-derby-2017.yaml"

@@ -304,7 +304,7 @@ def test_tends_asked_for_again_and_again_queue_one_task_a_moment(desk) -> None:
 def _return_match(*requests: tuple[str, str, str, int], key: str = "", days: int = 21) -> None:
     """A second match of the seed's competition (the return derby, 3 weeks later) with
     these requests (id, by, zone, crew), sent a week after the seed match, one an hour."""
-    from pitchpass.core.parse import parse_text
+    from pitchpass.core.reading.parse import parse_text
     from pitchpass.web.persistence import store
 
     document = parse_text(SEED_FILE.read_text(), SEED_FILE.name)

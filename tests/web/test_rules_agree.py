@@ -14,7 +14,7 @@ from hypothesis import given, settings
 
 from pitchpass.core import decide_match
 from pitchpass.core.codes import ReasonCode
-from pitchpass.core.parse import parse_text
+from pitchpass.core.reading.parse import parse_text
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 from pitchpass.web.services import decisions

@@ -11,7 +11,7 @@ from django.test import Client
 from test_season_page import EXAMPLE, document
 
 from pitchpass.core import load_document
-from pitchpass.core.hindsight import compared, hindsight
+from pitchpass.core.season.hindsight import compared, hindsight
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 from pitchpass.web.persistence.fixtures_store import season_document

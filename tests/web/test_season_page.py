@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 from test_workflow_api import ROOT
 
-from pitchpass.core.parse import parse_text
+from pitchpass.core.reading.parse import parse_text
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 from pitchpass.web.services.accounts import do_add_user, do_create_token

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pitchpass.core import ScenarioInvalid, decide_document
-from pitchpass.core.parse import parse_text
+from pitchpass.core.reading.parse import parse_text
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 

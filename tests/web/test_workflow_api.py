@@ -10,7 +10,7 @@ import yaml
 from django.test import Client
 
 from pitchpass.core import decide_document
-from pitchpass.core.parse import parse_text
+from pitchpass.core.reading.parse import parse_text
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 from pitchpass.web.services.accounts import do_add_user, do_create_token
@@ -368,7 +368,7 @@ def test_a_run_made_before_a_change_cannot_be_published(api) -> None:
 
 
 def test_a_revoke_is_match_day_record_not_a_reason_to_decide_again(api) -> None:
-    """A revoke is written in the match day's record (core/record.py): the run stays
+    """A revoke is written in the match day's record (core/match_day/record.py): the run stays
     current, a publish after it publishes nothing more, and the revoked grant stays
     revoked (issue 26: match-day events never ask for "decide again")."""
     post(api["officer"], "/decide")

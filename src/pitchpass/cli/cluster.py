@@ -18,8 +18,8 @@ from typing import Any
 
 from pitchpass.cli.parallel import document_bytes, match_bytes
 from pitchpass.core import Scenario
-from pitchpass.core.decide import decide
-from pitchpass.core.season_rules import independent_groups, part_of
+from pitchpass.core.deciding.decide import decide
+from pitchpass.core.season.season_rules import independent_groups, part_of
 
 BATCHES_PER_WORKER = 4  # enough to balance slow and quick batches, few enough to cost little
 

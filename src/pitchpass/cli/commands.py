@@ -34,8 +34,8 @@ from pitchpass.core import (
     what_if,
     what_if_json,
 )
-from pitchpass.core.report import unproven_texts
-from pitchpass.core.whatif import WhatIf
+from pitchpass.core.explaining.report import unproven_texts
+from pitchpass.core.explaining.whatif import WhatIf
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -196,7 +196,7 @@ def what_if_command(
         _print_json(what_if_json(result))
     else:
         from pitchpass.cli.terminal import print_what_if
-        from pitchpass.core.overrides import only_if
+        from pitchpass.core.deciding.overrides import only_if
 
         print_what_if(out, scenario, result, only_if(scenario, changes.grant))
         if elsewhere:
@@ -248,7 +248,7 @@ def season(
 ) -> None:  # fmt: skip
     """Decide the whole season with its season rules and report, per organisation, club and
     rotation: granted of asked, quotas used, minimums met or owed, turns, strikes."""
-    from pitchpass.core.season_report import season_report
+    from pitchpass.core.season.season_report import season_report
 
     if plot is not None and plot.suffix.lower() != ".svg":
         _fail([Problem("--plot", f"the plot is an SVG: name it .svg, not {plot.name}")], as_json)
@@ -264,7 +264,7 @@ def season(
     unproven = unproven_texts(results)
     if plot is not None:
         from pitchpass.cli.files import write_text
-        from pitchpass.core.season_plot import share_svg
+        from pitchpass.core.season.season_plot import share_svg
 
         try:
             write_text(share_svg(scenario, results), plot)
@@ -275,7 +275,7 @@ def season(
         _print_json({**report, "unproven": unproven} if unproven else report)
         return
     from pitchpass.cli.season_print import print_season
-    from pitchpass.core.season_report import rotation_label
+    from pitchpass.core.season.season_report import rotation_label
 
     for text in unproven:
         out.print(text, style="bold yellow")
@@ -303,7 +303,7 @@ def validate(file: FileArg, as_json: JsonOpt = False) -> None:
 @app.command()
 def schema() -> None:
     """Print the JSON Schema of the scenario format (for editors that check files as you type)."""
-    from pitchpass.core.schema import scenario_schema
+    from pitchpass.core.reading.schema import scenario_schema
 
     _print_json(scenario_schema())
 
@@ -485,7 +485,7 @@ def fixtures(
     is written without --output (a scenario) or --write (the database): the report says
     what would change."""
     from pitchpass.cli.files import read_document, read_fixture_list, write_document
-    from pitchpass.core.fixtures import import_fixtures
+    from pitchpass.core.reading.fixtures import import_fixtures
 
     if (into is None) == (not competition):
         message = "give --into SCENARIO or --competition ID (the database), one of them"
@@ -544,7 +544,7 @@ def zones(
     Zones the file does not name are kept. Any problem and nothing is written; without
     --output nothing is written: the report says what would change (docs/fixtures.md)."""
     from pitchpass.cli.files import read_document, read_text, write_document
-    from pitchpass.core.zones_in import import_zones
+    from pitchpass.core.reading.zones_in import import_zones
 
     try:
         text = read_text(file, "zones file")
@@ -586,7 +586,7 @@ def export(
     store = _database()
     known = store.match_keys()
     if match not in known:
-        from pitchpass.core.problems import did_you_mean
+        from pitchpass.core.reading.problems import did_you_mean
 
         _fail([Problem("--match", f'unknown match "{match}"{did_you_mean(match, known)}')], False)
     text = yaml.safe_dump(store.export(match), sort_keys=False, allow_unicode=True)
@@ -1081,7 +1081,7 @@ def _match_ids(scenario: Scenario, match: str | None, as_json: bool) -> list[str
         return None
     ids = [m.id for m in scenario.matches]
     if match not in ids:
-        from pitchpass.core.problems import did_you_mean
+        from pitchpass.core.reading.problems import did_you_mean
 
         _fail([Problem("--match", f'unknown match "{match}"{did_you_mean(match, ids)}')], as_json)
     return [match]
@@ -1113,7 +1113,7 @@ HINDSIGHT_PROGRESS_FROM = 20  # matches: each is a decide of its own, with those
 def _hindsight(scenario: Scenario, as_json: bool) -> None:
     """`season --hindsight`: the season match by match against hindsight (core.hindsight)."""
     from pitchpass.cli.season_print import print_hindsight
-    from pitchpass.core.hindsight import compared, hindsight
+    from pitchpass.core.season.hindsight import compared, hindsight
 
     with _progress(len(scenario.matches), HINDSIGHT_PROGRESS_FROM) as done:
         step = None if done is None else (lambda _n, _of: done(1))

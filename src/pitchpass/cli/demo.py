@@ -16,10 +16,10 @@ from rich.text import Text
 from pitchpass.cli.terminal import caught_by, match_heading, usage_grid
 from pitchpass.core import Changes, MatchResult, Scenario, decide, what_if
 from pitchpass.core.codes import ReasonCode, Status
-from pitchpass.core.coverage import Coverage, would_have_caught
-from pitchpass.core.decide import Decision
-from pitchpass.core.reasons import places_to_fit
-from pitchpass.core.whatif import CapacityChange
+from pitchpass.core.deciding.decide import Decision
+from pitchpass.core.deciding.reasons import places_to_fit
+from pitchpass.core.explaining.coverage import Coverage, would_have_caught
+from pitchpass.core.explaining.whatif import CapacityChange
 
 SEED = "manchester-derby-2017.yaml"
 

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pitchpass.core import Problem, Scenario, ScenarioInvalid, check_document
-from pitchpass.core.parse import decode_bytes, parse_text
+from pitchpass.core.reading.parse import decode_bytes, parse_text
 
 if TYPE_CHECKING:  # read only by the fixtures command: not loaded for every command
-    from pitchpass.core.fixture_files import Fixture
+    from pitchpass.core.reading.fixture_files import Fixture
 
 
 def read_scenario(path: Path) -> tuple[Scenario, list[Problem]]:
@@ -47,7 +47,7 @@ def _invalid(message: str) -> ScenarioInvalid:
 def read_fixture_list(path: Path, timezone: str = "") -> tuple[list[Fixture], list[Problem]]:
     """The fixtures of a CSV or ICS file (by its suffix, else by its first line), and the
     problems of its rows; ScenarioInvalid if it cannot be read at all."""
-    from pitchpass.core.fixture_files import read_csv, read_ics
+    from pitchpass.core.reading.fixture_files import read_csv, read_ics
 
     text = read_text(path, "fixture list")
     if path.suffix.lower() in (".ics", ".ical", ".ifb") or text.lstrip().startswith("BEGIN:"):

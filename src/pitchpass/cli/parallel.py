@@ -17,11 +17,11 @@ from typing import Any, TypeVar
 
 from pitchpass.core import MatchResult, Scenario, decide, decide_json
 from pitchpass.core.codes import Mode, Status
-from pitchpass.core.coverage import Coverage, Source
-from pitchpass.core.decide import Decision, Usage
-from pitchpass.core.places import capacities
-from pitchpass.core.reasons import Reason
-from pitchpass.core.report import match_json
+from pitchpass.core.deciding.decide import Decision, Usage
+from pitchpass.core.deciding.places import capacities
+from pitchpass.core.deciding.reasons import Reason
+from pitchpass.core.explaining.coverage import Coverage, Source
+from pitchpass.core.explaining.report import match_json
 
 MIN_MATCHES_FOR_POOL = 64
 CHUNK = 8  # matches per task: small enough to balance contended and easy matches
@@ -138,7 +138,7 @@ def _in_pool(
     chunk of n matches comes back (a progress bar); `each(part)` given each chunk's answer
     in order as it comes, instead of keeping them all (then nothing is returned)."""
     if scenario.policy.within_tier is Mode.MOST_GRANTED:
-        import pitchpass.core.solver  # noqa: F401 - imported once here, not once per worker
+        import pitchpass.core.deciding.solver  # noqa: F401 - imported once here, not once per worker
 
     global _shared
     _shared = scenario

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from pitchpass.core.season_report import rotation_label
+from pitchpass.core.season.season_report import rotation_label
 
 
 def print_season(console: Console, report: dict[str, Any], rotations: list[str]) -> None:

@@ -11,11 +11,11 @@ from rich.text import Text
 
 from pitchpass.core import MatchResult, Scenario
 from pitchpass.core.codes import Status
-from pitchpass.core.coverage import Coverage, Source
-from pitchpass.core.fixtures import Imported
-from pitchpass.core.problems import Problem
-from pitchpass.core.reasons import Reason
-from pitchpass.core.whatif import WhatIf
+from pitchpass.core.deciding.reasons import Reason
+from pitchpass.core.explaining.coverage import Coverage, Source
+from pitchpass.core.explaining.whatif import WhatIf
+from pitchpass.core.reading.fixtures import Imported
+from pitchpass.core.reading.problems import Problem
 
 
 def match_heading(scenario: Scenario, result: MatchResult) -> Text:

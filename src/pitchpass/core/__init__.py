@@ -8,18 +8,24 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pitchpass.core.decide import Decision, MatchResult, decide, decide_match
-from pitchpass.core.model import Scenario
-from pitchpass.core.problems import Problem, ScenarioInvalid, SolverFailed
-from pitchpass.core.report import decide_json
-from pitchpass.core.scenario import Frame, check_document, check_request, load_document, read_frame
-from pitchpass.core.whatif import (
+from pitchpass.core.deciding.decide import Decision, MatchResult, decide, decide_match
+from pitchpass.core.explaining.report import decide_json
+from pitchpass.core.explaining.whatif import (
     CapacityChange,
     Changes,
     apply_changes,
     parse_capacity,
     what_if,
     what_if_json,
+)
+from pitchpass.core.model import Scenario
+from pitchpass.core.reading.problems import Problem, ScenarioInvalid, SolverFailed
+from pitchpass.core.reading.scenario import (
+    Frame,
+    check_document,
+    check_request,
+    load_document,
+    read_frame,
 )
 
 __all__ = [

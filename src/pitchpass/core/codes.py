@@ -20,7 +20,7 @@ class ReasonCode(StrEnum):
     MINIMUM = "minimum"
     ROTATION = "rotation"
     SEASON = "season"  # refused where its match on its own grants it, by a rule at one remove
-    # The match-day record's own (core/record.py, the desk only): a place offered from the
+    # The match-day record's own (core/match_day/record.py, the desk only): a place offered from the
     # waitlist declined or not accepted in time, a published grant released as a no-show
     # or revoked by hand.
     DECLINED = "declined"

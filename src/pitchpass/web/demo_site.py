@@ -12,7 +12,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
-from pitchpass.core.parse import parse_text
+from pitchpass.core.reading.parse import parse_text
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 from pitchpass.web.services.accounts import do_add_user

@@ -26,8 +26,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from pitchpass.core import notices as notice_kinds
-from pitchpass.core.policy import closes_at, deadline_of
+from pitchpass.core.deciding.policy import closes_at, deadline_of
+from pitchpass.core.match_day import notices as notice_kinds
 from pitchpass.web.persistence import models as m
 from pitchpass.web.services import accounts, admin_checks, sending
 from pitchpass.web.services.accounts import ORG_KIND

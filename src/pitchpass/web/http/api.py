@@ -33,8 +33,8 @@ from ninja.security import SessionAuth as NinjaSessionAuth
 from pydantic import PlainValidator, StrictBool, StrictInt, WithJsonSchema
 
 from pitchpass.core import SolverFailed
-from pitchpass.core.notices import Kind as NoticeKind
-from pitchpass.core.overrides import ByHand
+from pitchpass.core.deciding.overrides import ByHand
+from pitchpass.core.match_day.notices import Kind as NoticeKind
 from pitchpass.web.errors import DATABASE_AWAY, ErrorCode, ServiceError
 from pitchpass.web.http import schemas, throttles
 from pitchpass.web.http.schemas import (

@@ -10,7 +10,7 @@ from typing import Any
 from django import forms
 
 from pitchpass.core.codes import Status
-from pitchpass.core.fields import MAX_COUNT
+from pitchpass.core.reading.fields import MAX_COUNT
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.limits import ID_LENGTH
 from pitchpass.web.services.board import WHOLE

@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 
-from pitchpass.core.notices import WORDS
+from pitchpass.core.match_day.notices import WORDS
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.services import board, live, matchweek, notices, season, views
 

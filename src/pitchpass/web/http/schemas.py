@@ -12,7 +12,7 @@ from ninja import Schema
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints
 from pydantic import ValidationError as PydanticError
 
-from pitchpass.core.doors import Direction
+from pitchpass.core.match_day.doors import Direction
 from pitchpass.web.errors import STATUS, ErrorCode, ServiceError
 from pitchpass.web.limits import ID_LENGTH, LIST_LENGTH, MANY_LENGTH, TEXT_LENGTH
 from pitchpass.web.services.doors import CODE_MAX, KEY_MAX
@@ -107,7 +107,7 @@ class PassOut(Out):
 
 
 class CheckInOut(Out):
-    """A door's answer: `reason` a code of core/doors.py's REASONS when refused (else
+    """A door's answer: `reason` a code of core/match_day/doors.py's REASONS when refused (else
     null), `text` the sentence the door page shows."""
 
     result: str

@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from pitchpass.core.season_report import rotation_label
+from pitchpass.core.season.season_report import rotation_label
 from pitchpass.web.errors import ServiceError
 from pitchpass.web.http.pages import context, page_404, user_of
 from pitchpass.web.services import hindsight, season

@@ -30,7 +30,7 @@ def changed(match: m.Match) -> None:
 def recorded(match: m.Match) -> None:
     """Record a match-day event (a release, an offer made or answered, a revoke): the
     version moves on, for what is read of the match, but the match day's record decides
-    the requests it touched (core/record.py), not a run: a run that was current stays
+    the requests it touched (core/match_day/record.py), not a run: a run that was current stays
     current, and nobody is asked to decide again (the caller holds the lock)."""
     was = match.version
     changed(match)

@@ -1,5 +1,5 @@
 """A fixture list into the database (docs/fixtures.md, "Into the database"): the
-competition as one scenario document for core/fixtures.py, then each match it adds
+competition as one scenario document for core/reading/fixtures.py, then each match it adds
 created and each it moves changed under its lock, versioned and audited."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Count, Max, Sum
 
-from pitchpass.core.fixture_files import Fixture
-from pitchpass.core.fixtures import Imported, import_fixtures
-from pitchpass.core.problems import Problem, ScenarioInvalid, did_you_mean
+from pitchpass.core.reading.fixture_files import Fixture
+from pitchpass.core.reading.fixtures import Imported, import_fixtures
+from pitchpass.core.reading.problems import Problem, ScenarioInvalid, did_you_mean
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 from pitchpass.web.persistence.audit import COMMAND_LINE, audit
@@ -157,7 +157,7 @@ def _stale(match: m.Match) -> str:
 def import_into_database(
     competition_key: str, fixtures: list[Fixture], skip: bool, write: bool
 ) -> tuple[Imported, dict[str, str]]:
-    """The fixture list against the stored competition (core/fixtures.py decides what it
+    """The fixture list against the stored competition (core/reading/fixtures.py decides what it
     adds and moves); with `write`, stored. ScenarioInvalid for an unknown competition, a
     row that does not match (unless `skip`) or a new match id another competition has."""
     competition = m.Competition.objects.filter(key=competition_key).first()

@@ -15,7 +15,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from pitchpass.core.fields import unwritable
+from pitchpass.core.reading.fields import unwritable
 from pitchpass.web.limits import ID_LENGTH, NAME_LENGTH, RULE_LENGTH, TIER_LENGTH
 
 KINDS = [(k, k) for k in ("broadcaster", "club", "producer", "agency", "other")]
@@ -44,7 +44,8 @@ class Organisation(models.Model):
     name = models.CharField(max_length=NAME_LENGTH, validators=[plain_name])
     kind = models.CharField(max_length=20, choices=KINDS)
     position = models.PositiveIntegerField(default=0)
-    # The kinds of notice (core/notices.py) its users hear of, unless they chose; null: all.
+    # The kinds of notice (core/match_day/notices.py) its users hear of, unless they
+    # chose; null: all.
     notices = models.JSONField(null=True, blank=True, default=None)
 
     class Meta:
@@ -249,17 +250,17 @@ class Request(models.Model):
     # sent as it is: "refused" is not "not given yet".
     consent_refused = models.BooleanField(default=False)
     # What its organisation was last told of it when published ({"status", "reasons"}), so
-    # that a refusal published again alike is not told twice (core/notices.py).
+    # that a refusal published again alike is not told twice (core/match_day/notices.py).
     told = models.JSONField(null=True, blank=True, default=None)
     # The first release of one of its phases because none of its crew had checked in
     # (every phase released: `revoked` too): counted once against its organisation (the
     # no-show bar).
     no_show = models.DateTimeField(null=True, blank=True, default=None)
     # When it became a published grant (a publish, an accepted offer): a grant made after
-    # its release time keeps its place for the grace after it (core/release.py). None:
+    # its release time keeps its place for the grace after it (core/match_day/release.py). None:
     # loaded so, or before.
     granted_at = models.DateTimeField(null=True, blank=True, default=None)
-    # The phases of a published grant released as a no-show, one by one (core/release.py):
+    # The phases of a published grant released as a no-show, one by one (core/match_day/release.py):
     # it keeps its other phases; all of them released, it is released whole (`no_show`).
     released = models.JSONField(default=list, blank=True)
 
@@ -496,7 +497,7 @@ class WorkerBeat(models.Model):
 
 
 class Notice(models.Model):
-    """One thing an organisation is told (core/notices.py), written in the transaction of
+    """One thing an organisation is told (core/match_day/notices.py), written in the transaction of
     the change it tells of. The notices of one change share a batch: its users get one
     e-mail per batch, its webhooks one message per notice. Only ever about the
     organisation's own requests (or, for an incident, where it holds a place)."""
@@ -604,9 +605,10 @@ class Scan(models.Model):
     scanned = models.DateTimeField()  # at the door (its clock, if it was offline)
     received = models.DateTimeField()  # by the server
     key = models.CharField(max_length=64, blank=True, default="")  # the door's, once only
-    # Who is inside the zone just after this scan, in the order of `scanned` (core/doors.py
-    # counts them): of its crew, and in all. A scan reads the newest ones, not the door's
-    # whole history; a scan sent later from an offline door counts the later ones again.
+    # Who is inside the zone just after this scan, in the order of `scanned`
+    # (core/match_day/doors.py counts them): of its crew, and in all. A scan reads the
+    # newest ones, not the door's whole history; a scan sent later from an offline door
+    # counts the later ones again.
     crew_inside = models.PositiveIntegerField(default=0)
     zone_inside = models.PositiveIntegerField(default=0)
 
@@ -646,7 +648,7 @@ class PassSheet(models.Model):
 
 
 class Offer(models.Model):
-    """A place offered from the waitlist (core/waitlist.py): open until `until`, then
+    """A place offered from the waitlist (core/match_day/waitlist.py): open until `until`, then
     accepted (the request is a published grant), declined or lapsed (off the waitlist)."""
 
     OPEN, ACCEPTED, DECLINED, LAPSED = "open", "accepted", "declined", "lapsed"

@@ -27,11 +27,9 @@ from pitchpass.core import (
     ScenarioInvalid,
     check_document,
     load_document,
-    record,
-    release,
-    waitlist,
 )
 from pitchpass.core.codes import ReasonCode, Status
+from pitchpass.core.match_day import record, release, waitlist
 from pitchpass.core.model import DEFAULT_PHASES, MatchDay, Phase, Request
 from pitchpass.web.limits import ID_LENGTH, NAME_LENGTH, RULE_LENGTH, TIER_LENGTH
 from pitchpass.web.persistence import models as m
@@ -490,7 +488,7 @@ def export(
     competition = match.competition
     # A revoked request is out of the decisions: the scenario does not list it.
     rows = [r for r in every if not r.revoked] if entries else []
-    # The engine's view is the match day's record (core/record.py): a place offered and
+    # The engine's view is the match day's record (core/match_day/record.py): a place offered and
     # not answered yet is held (locked), one declined or lapsed is decided by nobody.
     held = {key: record.engine_locked(e.state) for key, e in record_of(match, rows, now).items()}
     requests = [r for r in rows if held.get(r.key) is not None]
@@ -780,7 +778,7 @@ def held_phases(row: m.Request) -> tuple[str, ...]:
 def record_of(
     match: m.Match, rows: list[m.Request] | None = None, now: datetime | None = None
 ) -> dict[str, record.Entry]:
-    """Each request's state after publish (core/record.py), from what was written as it
+    """Each request's state after publish (core/match_day/record.py), from what was written as it
     happened: the request's row (published, revoked, released) and its offer, if any.
     `rows`: the match's requests read already with their offers (else read here)."""
     now = now or datetime.now(UTC)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from pitchpass.core.policy import occupant_club
+from pitchpass.core.deciding.policy import occupant_club
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import changes
 from pitchpass.web.persistence import models as m

@@ -20,9 +20,9 @@ from django.db.models import Model, Q
 
 from pitchpass.core import ScenarioInvalid, load_document
 from pitchpass.core.codes import ReasonCode
+from pitchpass.core.deciding.policy import beyond_override, club_names
 from pitchpass.core.model import Scenario
-from pitchpass.core.policy import beyond_override, club_names
-from pitchpass.core.problems import Problem
+from pitchpass.core.reading.problems import Problem
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 from pitchpass.web.persistence.audit import audit

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pitchpass.core.codes import Status
-from pitchpass.core.room import Room
+from pitchpass.core.deciding.room import Room
 from pitchpass.web.persistence import models as m
 
 STATUSES = (Status.GRANTED, Status.REFUSED, Status.OFFERED, Status.REVOKED, Status.WAITING)

@@ -28,10 +28,7 @@ from pitchpass.core import (
     what_if_json,
 )
 from pitchpass.core.codes import Mode, ReasonCode, Status
-from pitchpass.core.coverage import would_have_caught
-from pitchpass.core.fairness import RankedAfter, full_cells, its_tier_or_below, ranked_after
-from pitchpass.core.model import Scenario
-from pitchpass.core.overrides import (
+from pitchpass.core.deciding.overrides import (
     ByHand,
     Overridden,
     Override,
@@ -42,17 +39,25 @@ from pitchpass.core.overrides import (
     what_if_overridden,
     without_room,
 )
-from pitchpass.core.overrides import standing as standing_overrides
-from pitchpass.core.places import footprint
-from pitchpass.core.policy import needs_consent
-from pitchpass.core.reasons import Reason, places_to_fit
-from pitchpass.core.record import HOLDS, Entry, State, publish_fits, shown, to_publish
-from pitchpass.core.record import usage as record_usage
-from pitchpass.core.release import at_publish as release_at_publish
-from pitchpass.core.release import exempt_tiers
-from pitchpass.core.report import match_json
-from pitchpass.core.room import Room, room_for
-from pitchpass.core.season_rules import names_of, quotas_over
+from pitchpass.core.deciding.overrides import standing as standing_overrides
+from pitchpass.core.deciding.places import footprint
+from pitchpass.core.deciding.policy import needs_consent
+from pitchpass.core.deciding.reasons import Reason, places_to_fit
+from pitchpass.core.deciding.room import Room, room_for
+from pitchpass.core.explaining.coverage import would_have_caught
+from pitchpass.core.explaining.fairness import (
+    RankedAfter,
+    full_cells,
+    its_tier_or_below,
+    ranked_after,
+)
+from pitchpass.core.explaining.report import match_json
+from pitchpass.core.match_day.record import HOLDS, Entry, State, publish_fits, shown, to_publish
+from pitchpass.core.match_day.record import usage as record_usage
+from pitchpass.core.match_day.release import at_publish as release_at_publish
+from pitchpass.core.match_day.release import exempt_tiers
+from pitchpass.core.model import Scenario
+from pitchpass.core.season.season_rules import names_of, quotas_over
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import passes, store
@@ -450,7 +455,7 @@ def _with_present(
     user: User, match: m.Match, incidents: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """Each incident with `present`: the crews with cameras the zone doors counted inside
-    its zone at its minute (core/doors.py), beside the plan's `covered_by`. Another
+    its zone at its minute (core/match_day/doors.py), beside the plan's `covered_by`. Another
     organisation's crew is named by its organisation only, as in `covered_by`."""
     if not incidents or not doors.any_admitted(match):  # no door has let anyone in
         return [{**incident, "present": []} for incident in incidents]

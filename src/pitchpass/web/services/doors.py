@@ -1,6 +1,6 @@
 """Passes and the zone doors: every published grant gets a pass for its crew; a steward
 checks it at a door and every scan is recorded. What a door decides is the core's
-(core/doors.py); this module reads the rows, locks the match and writes the scan."""
+(core/match_day/doors.py); this module reads the rows, locks the match and writes the scan."""
 
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, OuterRef, Subquery, Window
 from django.db.models.functions import RowNumber
 
-from pitchpass.core import doors as core
-from pitchpass.core.coverage import phase_at
+from pitchpass.core.deciding.places import places_in
+from pitchpass.core.explaining.coverage import phase_at
+from pitchpass.core.match_day import doors as core
 from pitchpass.core.model import Phase, Request
-from pitchpass.core.places import places_in
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store

@@ -15,10 +15,10 @@ from django.core.cache import cache
 from django.db import IntegrityError, transaction
 
 from pitchpass.core import Frame, Scenario, check_document, check_request, read_frame
-from pitchpass.core.coverage import phase_at
-from pitchpass.core.minutes import NotAMinute, clock_minute, football_minute
-from pitchpass.core.policy import closes_at, deadline_of, needs_consent, occupant_club
-from pitchpass.core.problems import Problem
+from pitchpass.core.deciding.policy import closes_at, deadline_of, needs_consent, occupant_club
+from pitchpass.core.explaining.coverage import phase_at
+from pitchpass.core.reading.minutes import NotAMinute, clock_minute, football_minute
+from pitchpass.core.reading.problems import Problem
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.limits import ID_LENGTH
 from pitchpass.web.persistence import models as m

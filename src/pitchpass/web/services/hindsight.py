@@ -17,8 +17,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from pitchpass.core import check_document
-from pitchpass.core.hindsight import compared, hindsight
-from pitchpass.core.report import unproven_texts
+from pitchpass.core.explaining.report import unproven_texts
+from pitchpass.core.season.hindsight import compared, hindsight
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence.fixtures_store import season_document, season_version
 from pitchpass.web.services.queue import job

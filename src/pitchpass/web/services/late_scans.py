@@ -11,10 +11,10 @@ import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
 
-from pitchpass.core import doors as core
-from pitchpass.core import release
+from pitchpass.core.match_day import doors as core
+from pitchpass.core.match_day import release
+from pitchpass.core.match_day.record import State, publish_fits, taken
 from pitchpass.core.model import Request, Scenario
-from pitchpass.core.record import State, publish_fits, taken
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
 from pitchpass.web.persistence.audit import audit

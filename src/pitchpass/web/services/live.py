@@ -1,8 +1,9 @@
 """The match-day header of the board and the door page: where the match stands now (the
 phase and the minute, stoppage time as "45+2"), who is inside each zone, who is due for
 release next and when, the offers open and their deadlines, and the minute an incident
-logged now would carry. The core decides each (core/minutes.py, core/release.py); this
-reads, filters by who asks and puts times in words. Nothing is written."""
+logged now would carry. The core decides each (core/reading/minutes.py,
+core/match_day/release.py); this reads, filters by who asks and puts times in words.
+Nothing is written."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.models import User
 
-from pitchpass.core import release
-from pitchpass.core.doors import open_between
-from pitchpass.core.minutes import Clock, clock_at
+from pitchpass.core.match_day import release
+from pitchpass.core.match_day.doors import open_between
+from pitchpass.core.reading.minutes import Clock, clock_at
 from pitchpass.web.errors import ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.services import access, doors, entries, times, waitlist

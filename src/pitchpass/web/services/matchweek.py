@@ -14,8 +14,8 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from pitchpass.core import check_document
-from pitchpass.core.decide import decide
-from pitchpass.core.report import match_json
+from pitchpass.core.deciding.decide import decide
+from pitchpass.core.explaining.report import match_json
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store

@@ -1,5 +1,5 @@
 """Notices: what each change tells the organisations concerned (the core says which
-requests and of what kind, core/notices.py), written in the change's own transaction, so
+requests and of what kind, core/match_day/notices.py), written in the change's own transaction, so
 that a notice exists exactly when its change was saved. The notices of one change are a
 batch; the batch's e-mails (one per user) and its webhook messages (one per notice and
 endpoint) are tasks queued in that same transaction (services/sending.py), run by
@@ -19,8 +19,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from pitchpass.core import notices as core
 from pitchpass.core.codes import Status
+from pitchpass.core.match_day import notices as core
 from pitchpass.core.model import Incident, Request
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m

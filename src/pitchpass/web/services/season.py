@@ -15,13 +15,13 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 
 from pitchpass.core import check_document
-from pitchpass.core.decide import decide
+from pitchpass.core.deciding.decide import decide
+from pitchpass.core.explaining.report import unproven_texts
 from pitchpass.core.model import SeasonRules
-from pitchpass.core.problems import SolverFailed
-from pitchpass.core.report import unproven_texts
-from pitchpass.core.season_plot import legend, share_svg
-from pitchpass.core.season_report import season_report
-from pitchpass.core.season_rules import describe, names_of
+from pitchpass.core.reading.problems import SolverFailed
+from pitchpass.core.season.season_plot import legend, share_svg
+from pitchpass.core.season.season_report import season_report
+from pitchpass.core.season.season_rules import describe, names_of
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence.fixtures_store import season_document, season_version
@@ -40,7 +40,7 @@ class SeasonView:
     matches: int
     published: int  # published grants: fixed in the decision
     report: dict[str, Any]
-    plot: str  # the SVG of each organisation's share (pitchpass.core.season_plot)
+    plot: str  # the SVG of each organisation's share (pitchpass.core.season.season_plot)
     names: dict[str, str]  # organisation id -> name, for the page
     sides: dict[str, list[str]]  # match -> [home club, away club], for the club filter
     clubs: list[str]  # the clubs' ids, in the document's order

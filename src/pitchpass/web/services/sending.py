@@ -37,8 +37,8 @@ from django.core.mail import EmailMessage
 from django.utils import timezone
 from standardwebhooks import Webhook
 
-from pitchpass.core import notices as core
-from pitchpass.core.fields import UNWRITABLE
+from pitchpass.core.match_day import notices as core
+from pitchpass.core.reading.fields import UNWRITABLE
 from pitchpass.web.persistence import models as m
 from pitchpass.web.services import times
 from pitchpass.web.services.queue import job

@@ -18,7 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 from fpdf import FPDF
 
-from pitchpass.core import doors as door_rules
+from pitchpass.core.match_day import doors as door_rules
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store

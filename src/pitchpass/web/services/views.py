@@ -16,9 +16,9 @@ from urllib.parse import urlencode
 from django.contrib.auth.models import User
 
 from pitchpass.core.codes import ReasonCode, Status
-from pitchpass.core.doors import open_between
-from pitchpass.core.policy import occupant_club
-from pitchpass.core.season_rules import Standing, standing
+from pitchpass.core.deciding.policy import occupant_club
+from pitchpass.core.match_day.doors import open_between
+from pitchpass.core.season.season_rules import Standing, standing
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import store
@@ -164,7 +164,7 @@ class RequestRow:
     crowded: list[dict[str, str]] = field(default_factory=list)
     blocked: dict[str, Any] | None = None  # what stands in the way of a grant by hand
     offered: bool = False  # offered a place from the waitlist, not answered yet
-    # What the match day's record says of it (core/record.py), or proposed, published
+    # What the match day's record says of it (core/match_day/record.py), or proposed, published
     # (a refusal of the published run), waiting.
     state: str = ""
     what_if: str = ""  # the what-if query that would show it granted with room

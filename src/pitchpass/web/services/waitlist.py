@@ -1,6 +1,6 @@
 """Match day after publishing, on the desk: a match's waitlist, the places it is offered
 when places free up, the answers to those offers, and the no-show release at each grant's
-release time. core/waitlist.py decides all of it; this module stores, locks, tells and
+release time. core/match_day/waitlist.py decides all of it; this module stores, locks, tells and
 schedules (`tend`, run by the worker at each moment something is due)."""
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from pitchpass.core import notices as notice_kinds
-from pitchpass.core import release
-from pitchpass.core import waitlist as core
 from pitchpass.core.codes import ReasonCode, Status
-from pitchpass.core.doors import Scan
-from pitchpass.core.overrides import grant_blockers
-from pitchpass.core.record import Entry
+from pitchpass.core.deciding.overrides import grant_blockers
+from pitchpass.core.match_day import notices as notice_kinds
+from pitchpass.core.match_day import release
+from pitchpass.core.match_day import waitlist as core
+from pitchpass.core.match_day.doors import Scan
+from pitchpass.core.match_day.record import Entry
 from pitchpass.web.errors import ErrorCode, ServiceError
 from pitchpass.web.persistence import models as m
 from pitchpass.web.persistence import passes, store
@@ -44,7 +44,7 @@ def rules_of(match: m.Match) -> Any:
 
 
 def record_of(match: m.Match) -> dict[str, Entry]:
-    """Each request's state after publish, now (core/record.py): what every view shows of
+    """Each request's state after publish, now (core/match_day/record.py): what every view shows of
     a request over its run's decision, and what the engine is given (store.export)."""
     return store.record_of(match, requests_of(match), timezone.now())
 
@@ -82,7 +82,7 @@ def offered(match: m.Match) -> list[str]:
 def held_and_waiting(
     match: m.Match, offers: dict[str, m.Offer] | None = None
 ) -> tuple[list[str], list[str]]:
-    """The requests holding places and those waiting (core/waitlist.py decides which)."""
+    """The requests holding places and those waiting (core/match_day/waitlist.py decides which)."""
     offers = _offers(match) if offers is None else offers
     run = _published_run(match)
     rows = match.requests.filter(revoked="").values_list("key", "locked", "changed_in")
@@ -116,7 +116,7 @@ class Tended:
 def tend(match_key: str, now: datetime) -> Tended:
     """What is due at `now` for the match, under its lock: offers not answered in time
     lapse, crews not checked in by their release time lose their places, and the freed
-    places go to the waitlist (core/waitlist.py). Schedules itself for the next moment."""
+    places go to the waitlist (core/match_day/waitlist.py). Schedules itself for the next moment."""
     with transaction.atomic():
         match = lock_match(m.Match.objects.get(key=match_key))
         lapsed = _lapse(match, now)
@@ -159,7 +159,7 @@ def _lapse(match: m.Match, now: datetime) -> list[str]:
 
 
 def _release(match: m.Match, now: datetime) -> list[str]:
-    """Release each phase due (core/release.py): a grant that loses every phase is
+    """Release each phase due (core/match_day/release.py): a grant that loses every phase is
     released whole (revoked as a no-show, counted against its organisation); one that
     keeps a phase keeps its grant. The ids of the grants that lost places."""
     due = release.due(*_release_view(match), minute_of(match, now), *_made(match))

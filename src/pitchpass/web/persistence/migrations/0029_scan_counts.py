@@ -8,9 +8,9 @@ from django.db import migrations, models
 
 def count_stored(apps: Any, schema_editor: Any) -> None:
     """Who was inside after each scan stored before the counts were kept, by the core's
-    count (pitchpass.core.doors.counted), door by door."""
-    from pitchpass.core.doors import Scan as CoreScan
-    from pitchpass.core.doors import counted
+    count (pitchpass.core.match_day.doors.counted), door by door."""
+    from pitchpass.core.match_day.doors import Scan as CoreScan
+    from pitchpass.core.match_day.doors import counted
 
     Scan = apps.get_model("pitchpass", "Scan")
     doors = Scan.objects.values_list("match_id", "zone").distinct()

@@ -322,7 +322,7 @@
     return verdict;
   }
 
-  // What the list can tell of a pass found on it (it mirrors pitchpass.core.doors.check, the
+  // What the list can tell of a pass found on it (it mirrors pitchpass.core.match_day.doors.check, the
   // one home of door admission, offline: the
   // zone is the list's; going out is never refused but for none inside, not known here).
   function offlineRules(body, found, who, then) {

@@ -1,0 +1,2 @@
+"""Match day after publishing: the record, the doors, releases, the waitlist and the
+notices a change gives."""
