@@ -45,7 +45,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 from urllib.parse import urlparse
 
 HERE = Path(__file__).parent
@@ -282,7 +282,8 @@ def prepare(url: str, home: Path) -> tuple[dict[str, str], list[str], list[str],
     return env, tokens[:12], tokens[12:24], tokens[24], [*cookies[12:24], cookies[24]]
 
 
-def serve(env: dict[str, str], port: int, workers: int) -> subprocess.Popen[str]:
+def serve(env: dict[str, str], port: int, workers: int) -> tuple[subprocess.Popen[str], IO[str]]:
+    """The server, once it answers, and the file its log is written to."""
     server_env = dict(env, DJANGO_SETTINGS_MODULE="web_site")
     server_env["PYTHONPATH"] = os.pathsep.join([str(HERE), env.get("PYTHONPATH", "")])
     # Its log (a JSON record a request) into a file: a pipe left unread would fill.
@@ -298,7 +299,7 @@ def serve(env: dict[str, str], port: int, workers: int) -> subprocess.Popen[str]
     while True:
         with socket.socket() as probe:
             if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return server
+                return server, log
         if server.poll() is not None or time.monotonic() > deadline:
             log.seek(0)
             raise SystemExit(f"the server did not start: {log.read()}")
@@ -361,7 +362,7 @@ def main() -> None:
         env, submitters, readers, officer, sessions = prepare(args.database, Path(folder))
         env["PITCHPASS_CACHE_URL"] = args.cache
         port = args.port
-        server = serve(env, port, args.workers)
+        server, server_log = serve(env, port, args.workers)
         setup = Setup(port, submitters, readers, officer, sessions[:-1], sessions[-1])
         for step in ("decide", "publish"):  # the live match's grants published
             status, body = asyncio.run(
@@ -388,7 +389,9 @@ def main() -> None:
             failures = check(setup, samples)
         finally:
             server.terminate()
-            log = server.communicate(timeout=60)[0]
+            server.wait(timeout=60)
+            server_log.seek(0)
+            log = server_log.read()
         load_after = os.getloadavg()[0]
     args.output.write_text(report(args, samples, failures, (load_before, load_after), setup))
     print(f"wrote {args.output}")
