@@ -40,7 +40,7 @@ def _released_r23() -> None:
             result="admitted", text="in", scanned=_at(-130), received=_at(-130),
         )  # fmt: skip
     doors.offline_list(_user("steward"), SEED, "tunnel")  # the door's list, before it went off
-    done = waitlist.tend(SEED, _at(108))
+    done = waitlist.do_match_day(SEED, _at(108))
     assert done.released == ["r23"] and done.promoted == ["r24"]
 
 

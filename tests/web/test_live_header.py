@@ -102,7 +102,7 @@ def test_releases_due_next_soonest_first_each_role_its_own(desk) -> None:
 
 def test_open_offers_and_their_deadlines(desk) -> None:
     _check_in_all_but("r23")
-    waitlist.tend(SEED, _at(108))  # r23 released, its place offered to r24
+    waitlist.do_match_day(SEED, _at(108))  # r23 released, its place offered to r24
     officer = _live("officer", 110)
     assert officer is not None
     assert [(o.request, o.until.endswith("(minute +138)")) for o in officer.offers] == [

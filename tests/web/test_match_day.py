@@ -1,5 +1,5 @@
 """No-show release and the waitlist on the desk (issue 11, section 4), on the seed match:
-the worker's `tend` at chosen moments of the match day releases a crew that did not check
+the worker's `do_match_day` at chosen moments of the match day releases a crew that did not check
 in, offers its places to the next on the waitlist, tells both, and an offer is accepted
 (a published grant with its pass), declined or lets its time pass."""
 
@@ -69,10 +69,10 @@ def test_the_waitlist_is_the_published_refusals_in_the_policys_order(desk) -> No
 
 def test_a_no_show_loses_its_place_to_the_next_on_the_waitlist(desk) -> None:
     _check_in_all_but("r23")
-    early = waitlist.tend(SEED, _at(100))  # before the post-match release (112 - 5)
+    early = waitlist.do_match_day(SEED, _at(100))  # before the post-match release (112 - 5)
     assert (early.released, early.promoted) == ([], [])
     assert early.next_at == _at(107)
-    done = waitlist.tend(SEED, _at(108))
+    done = waitlist.do_match_day(SEED, _at(108))
     assert done.released == ["r23"] and done.promoted == ["r24"]
     r23 = m.Request.objects.get(match__key=SEED, key="r23")
     assert not r23.locked and r23.revoked.startswith("no-show") and r23.no_show == _at(107)
@@ -86,7 +86,7 @@ def test_a_no_show_loses_its_place_to_the_next_on_the_waitlist(desk) -> None:
     assert "accept by" in promoted.text and "(minute +138)" in promoted.text
     assert promoted.data["until_at"] == _at(138).isoformat()  # for webhooks: ISO 8601
     # The places it held stay held: nothing more is offered, nothing more released.
-    again = waitlist.tend(SEED, _at(109))
+    again = waitlist.do_match_day(SEED, _at(109))
     assert (again.released, again.promoted) == ([], [])
     assert again.next_at == _at(138)  # the offer's end
 
@@ -97,7 +97,7 @@ def _user(name: str) -> User:
 
 def test_an_accepted_offer_is_a_published_grant_with_its_pass(desk) -> None:
     _check_in_all_but("r23")
-    waitlist.tend(SEED, _at(108))
+    waitlist.do_match_day(SEED, _at(108))
     with pytest.raises(ServiceError) as other:
         waitlist.answer(_user("bt"), SEED, "r24", True, _at(110))
     assert other.value.code == "not-found"  # another organisation's offer is not there
@@ -115,7 +115,7 @@ def test_an_offer_holds_only_the_phases_still_to_come(desk) -> None:
     # r24 asked for the away dressing room pre-match and post-match; its place frees up
     # at minute 108, long after pre-match ended: it is offered (and holds) post-match only.
     _check_in_all_but("r23")
-    waitlist.tend(SEED, _at(108))
+    waitlist.do_match_day(SEED, _at(108))
     offer = m.Offer.objects.get(request__key="r24", request__match__key=SEED)
     assert offer.phases == ["post-match"]
     shown = waitlist.waitlist_for(_user("docs"), SEED, _at(109))["offers"]
@@ -142,18 +142,18 @@ def test_an_offer_holds_only_the_phases_still_to_come(desk) -> None:
 
 def test_a_declined_or_lapsed_offer_passes_the_place_on(desk) -> None:
     _check_in_all_but("r23")
-    waitlist.tend(SEED, _at(108))
+    waitlist.do_match_day(SEED, _at(108))
     waitlist.answer(_user("docs"), SEED, "r24", False, _at(110))
     assert m.Offer.objects.get(request__key="r24").state == "declined"
-    after = waitlist.tend(SEED, _at(111))
+    after = waitlist.do_match_day(SEED, _at(111))
     assert after.promoted == []  # off the waitlist for good; nobody else waits
     assert waitlist.waitlist_for(_user("officer"), SEED, _at(111))["waitlist"] == []
 
 
 def test_an_offer_not_answered_in_time_lapses(desk) -> None:
     _check_in_all_but("r23")
-    waitlist.tend(SEED, _at(108))
-    done = waitlist.tend(SEED, _at(138))
+    waitlist.do_match_day(SEED, _at(108))
+    done = waitlist.do_match_day(SEED, _at(138))
     assert done.lapsed == ["r24"] and m.Offer.objects.get(request__key="r24").state == "lapsed"
     with pytest.raises(ServiceError) as late:
         waitlist.answer(_user("docs"), SEED, "r24", True, _at(139))
@@ -162,7 +162,7 @@ def test_an_offer_not_answered_in_time_lapses(desk) -> None:
 
 def test_through_the_api_an_offer_past_its_time_is_a_409_and_a_bad_body_a_400(desk) -> None:
     _check_in_all_but("r23")
-    waitlist.tend(SEED, _at(108))  # the seed match is long over: the offer's time is past
+    waitlist.do_match_day(SEED, _at(108))  # the seed match is long over: the offer's time is past
     url = f"/api/matches/{SEED}/offers/r24"
     late = desk["docs"].post(url, {"accept": True}, "application/json")
     assert late.status_code == 409 and "lapsed" in late.json()["message"]
@@ -177,8 +177,8 @@ def test_through_the_api_an_offer_past_its_time_is_a_409_and_a_bad_body_a_400(de
 
 
 def test_a_match_over_releases_nobody(desk) -> None:
-    """Tended after its last phase (the worker stopped meanwhile): no place is of use."""
-    done = waitlist.tend(SEED, _at(181))
+    """Done after its last phase (the worker stopped meanwhile): no place is of use."""
+    done = waitlist.do_match_day(SEED, _at(181))
     assert (done.released, done.promoted, done.next_at) == ([], [], None)
 
 
@@ -233,7 +233,7 @@ def test_the_board_offers_the_place_and_its_buttons_to_its_organisation_only(des
     from django.utils import timezone
 
     _check_in_all_but("r23")
-    waitlist.tend(SEED, _at(108))
+    waitlist.do_match_day(SEED, _at(108))
     # The seed match is long over: the offer is made open until tomorrow for the pages.
     m.Offer.objects.update(until=timezone.now() + timedelta(days=1))
     pages = {}
@@ -260,9 +260,9 @@ def test_an_accepted_offer_is_not_released_for_a_release_time_before_it(desk) ->
     """The review's case: r24 (pre-match and post-match, released at minute -65) accepted
     at minute 110 keeps its place, though none of its crew went in by minute -65."""
     _check_in_all_but("r23")
-    waitlist.tend(SEED, _at(108))
+    waitlist.do_match_day(SEED, _at(108))
     waitlist.answer(_user("docs"), SEED, "r24", True, _at(110))
-    later = waitlist.tend(SEED, _at(150))
+    later = waitlist.do_match_day(SEED, _at(150))
     assert "r24" not in later.released
     assert m.Request.objects.get(match__key=SEED, key="r24").locked
 
@@ -275,12 +275,12 @@ def test_a_refusal_by_hand_is_not_on_the_waitlist(desk) -> None:
     assert officer.post(f"/api/matches/{SEED}/publish").status_code == 200
     assert waitlist.waitlist_for(_user("officer"), SEED, _at(100))["waitlist"] == []
     _check_in_all_but("r23")
-    assert waitlist.tend(SEED, _at(108)).promoted == []
+    assert waitlist.do_match_day(SEED, _at(108)).promoted == []
 
 
 def test_an_offer_cannot_be_accepted_once_the_club_took_its_consent_back(desk) -> None:
     _check_in_all_but("r23")
-    waitlist.tend(SEED, _at(108))
+    waitlist.do_match_day(SEED, _at(108))
     taken = desk["away"].post(
         f"/api/matches/{SEED}/requests/r24/consent", {"given": False}, "application/json"
     )
@@ -296,7 +296,7 @@ def test_tends_asked_for_again_and_again_queue_one_task_a_moment(desk) -> None:
 
     _check_in_all_but("r23")
     for _ in range(5):
-        waitlist.tend(SEED, _at(100))
+        waitlist.do_match_day(SEED, _at(100))
     later = DBTaskResult.objects.filter(task_path__endswith="tend_match", run_after=_at(107))
     assert later.count() == 1
 
@@ -337,7 +337,7 @@ def test_the_no_show_bar_refuses_the_next_request_of_the_season(desk) -> None:
     place goes to the next crew; the one after is decided as ever. Withdrawn, the barred
     request passes the bar to the next one; a grant by hand sets the bar aside."""
     _check_in_all_but("r23")
-    assert waitlist.tend(SEED, _at(108)).released == ["r23"]
+    assert waitlist.do_match_day(SEED, _at(108)).released == ["r23"]
     _return_match(
         ("p1", "play-sports", "tunnel", 40), ("b1", "bt-sport", "tunnel", 10),
         ("p2", "play-sports", "mixed-zone", 1),
@@ -366,7 +366,7 @@ def test_the_no_show_bar_refuses_the_next_request_of_the_season(desk) -> None:
 
 def test_no_bar_without_a_limit_or_before_the_no_show(desk) -> None:
     _check_in_all_but("r23")
-    waitlist.tend(SEED, _at(108))
+    waitlist.do_match_day(SEED, _at(108))
     _return_match(("p1", "play-sports", "mixed-zone", 1))
     m.Competition.objects.update(no_show_limit=0)
     assert _decided(desk["officer"], RETURN)["p1"]["status"] == "granted"
@@ -382,7 +382,7 @@ def test_an_exported_match_carries_the_bar_and_decides_alike_on_the_command_line
     from pitchpass.web.persistence import store
 
     _check_in_all_but("r23")
-    waitlist.tend(SEED, _at(108))
+    waitlist.do_match_day(SEED, _at(108))
     _return_match(("p1", "play-sports", "mixed-zone", 1), ("p2", "play-sports", "tunnel", 1))
     m.Competition.objects.update(no_show_limit=1)
     document = store.export(RETURN)
@@ -400,7 +400,7 @@ def test_an_open_offer_holds_its_places_against_the_officers_decide_and_publish(
     """The officer decides, grants by hand and publishes while the documentary's offer is
     open: its places stay held (granted in the proposal, published only once accepted)."""
     _check_in_all_but("r23")
-    assert waitlist.tend(SEED, _at(108)).promoted == ["r24"]
+    assert waitlist.do_match_day(SEED, _at(108)).promoted == ["r24"]
     offer = m.Offer.objects.filter(request__key="r24")  # the seed match is long over: its
     offer.update(until=timezone.now() + timedelta(hours=1))  # offer open an hour from now
     officer = desk["officer"]
@@ -452,14 +452,14 @@ def test_an_open_offer_holds_its_places_against_the_officers_decide_and_publish(
 
 def test_an_offer_past_its_time_holds_nothing_even_before_the_worker_marks_it(desk) -> None:
     _check_in_all_but("r23")
-    waitlist.tend(SEED, _at(108))  # the seed match is long over: the offer's time is past
+    waitlist.do_match_day(SEED, _at(108))  # the seed match is long over: the offer's time is past
     assert m.Offer.objects.get(request__key="r24").state == "open"  # not marked yet
     assert waitlist.offered(m.Match.objects.get(key=SEED)) == []
 
 
 def test_the_board_tells_the_barred_organisation_why(desk) -> None:
     _check_in_all_but("r23")
-    waitlist.tend(SEED, _at(108))
+    waitlist.do_match_day(SEED, _at(108))
     _return_match(("p1", "play-sports", "mixed-zone", 1))
     m.Competition.objects.update(no_show_limit=1)
     _decided(desk["officer"], RETURN)
@@ -475,7 +475,7 @@ def test_a_run_made_before_the_bar_moved_is_stale(desk) -> None:
     """The bar moves with other matches (here a withdrawal at the return match): a run of
     a third match decided before is stale, not published as it was."""
     _check_in_all_but("r23")
-    waitlist.tend(SEED, _at(108))
+    waitlist.do_match_day(SEED, _at(108))
     _return_match(("p1", "play-sports", "mixed-zone", 1))
     _return_match(("p2", "play-sports", "mixed-zone", 1), key="third", days=28)
     m.Competition.objects.update(no_show_limit=1)
@@ -506,14 +506,14 @@ def test_releases_leave_a_grace_warn_first_spare_the_host_and_go_phase_by_phase(
 
     match = m.Match.objects.get(key=SEED)
     match.requests.filter(locked=True).update(granted_at=_at(-121))
-    assert waitlist.tend(SEED, _at(-120)).released == []  # a minute after the publish
-    warned = waitlist.tend(SEED, _at(-91)).warned
+    assert waitlist.do_match_day(SEED, _at(-120)).released == []  # a minute after the publish
+    warned = waitlist.do_match_day(SEED, _at(-91)).warned
     assert "r35" in warned and "r01" not in warned  # the host is never released
     notice = m.Notice.objects.get(kind="release-warning", request="r35")
     assert notice.data["phase"] == "pre-match" and notice.data["at"] == _at(-61).isoformat()
     assert "unless one of its crew checks in" in notice.text
-    assert waitlist.tend(SEED, _at(-62)).released == []  # pre-match's own time was -65
-    done = waitlist.tend(SEED, _at(-61))
+    assert waitlist.do_match_day(SEED, _at(-62)).released == []  # pre-match's own time was -65
+    done = waitlist.do_match_day(SEED, _at(-61))
     assert "r35" in done.released and "r01" not in done.released
     r35 = m.Request.objects.get(match=match, key="r35")
     assert r35.locked and r35.released == ["pre-match"] and not r35.revoked  # kept post-match
@@ -540,7 +540,7 @@ def test_releases_leave_a_grace_warn_first_spare_the_host_and_go_phase_by_phase(
         match=match, request="r35", zone="press-conference", phase="post-match", direction="in",
         result="admitted", text="in", scanned=_at(30), received=_at(30),
     )  # fmt: skip
-    assert "r35" not in waitlist.tend(SEED, _at(108)).released
+    assert "r35" not in waitlist.do_match_day(SEED, _at(108)).released
     assert m.Request.objects.get(match=match, key="r35").locked
     host = m.Request.objects.get(match=match, key="r01")
     assert host.locked and host.released == []
@@ -594,13 +594,13 @@ def test_a_release_time_is_told_to_the_second_not_rounded_to_a_minute(desk) -> N
     later, at minute -60.5: the warning says so, neither the minute before nor after."""
     match = m.Match.objects.get(key=SEED)
     match.requests.filter(locked=True).update(granted_at=_at(-120.5))
-    assert "r35" in waitlist.tend(SEED, _at(-90)).warned
+    assert "r35" in waitlist.do_match_day(SEED, _at(-90)).warned
     notice = m.Notice.objects.get(kind="release-warning", request="r35")
     due = _at(-60.5).astimezone(match.kickoff.tzinfo)
     assert due.second == 30
     assert f"{due:%H:%M:%S} UTC (minute -60.5)" in notice.text, notice.text
-    assert waitlist.tend(SEED, _at(-60.6)).released == []
-    done = waitlist.tend(SEED, _at(-60.4))
+    assert waitlist.do_match_day(SEED, _at(-60.6)).released == []
+    done = waitlist.do_match_day(SEED, _at(-60.4))
     assert "r35" in done.released
     said = m.Notice.objects.get(kind="released", request="r35")
     assert f"checked in by {due:%a %-d %b %Y, %H:%M:%S} UTC (minute -60.5)" in said.text

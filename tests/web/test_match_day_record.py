@@ -47,7 +47,7 @@ def _revoke_and_offer(desk: dict[str, Client]) -> None:
     assert revoked.status_code == 200, revoked.content
     # Every other published grant is taken as checked in: nobody else is released.
     m.Request.objects.filter(match__key=SEED, locked=True).update(granted_at=_at(200))
-    assert waitlist.tend(SEED, _at(100)).promoted == ["r24"]
+    assert waitlist.do_match_day(SEED, _at(100)).promoted == ["r24"]
     m.Offer.objects.filter(request__key="r24").update(until=timezone.now() + timedelta(hours=1))
 
 

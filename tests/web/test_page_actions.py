@@ -1340,12 +1340,12 @@ def test_the_demo_also_plays_the_match_now_published_and_tended_by_the_worker() 
     # after a publish, 60 minutes); the post-match tunnel crews not checked in are warned
     # at minute 130 and lose their places at 160, which go to the documentary crew.
     published = playing.requests.filter(locked=True).values_list("granted_at", flat=True)[0]
-    at_once = waitlist.tend(playing.key, now)
+    at_once = waitlist.do_match_day(playing.key, now)
     assert (at_once.released, at_once.promoted) == ([], [])
     assert at_once.next_at == published + timedelta(minutes=30)  # the warning
-    warned = waitlist.tend(playing.key, published + timedelta(minutes=31)).warned
+    warned = waitlist.do_match_day(playing.key, published + timedelta(minutes=31)).warned
     assert "r02" in warned and "r01" not in warned  # Sky, the host, is never released
-    later = waitlist.tend(playing.key, published + timedelta(minutes=61))
+    later = waitlist.do_match_day(playing.key, published + timedelta(minutes=61))
     assert "r02" in later.released and "r01" not in later.released
     assert later.promoted == ["r24"]
     assert playing.incidents.count() == 2

@@ -689,7 +689,7 @@ def match_day(
 
     now = timezone.now() if at is None else waitlist.moment_of(row, at)
     try:
-        done = waitlist.tend(match, now)
+        done = waitlist.do_match_day(match, now)
     except ServiceError as refused:  # the match as stored does not decide: say why
         err.print(f"error {refused.message}", highlight=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None

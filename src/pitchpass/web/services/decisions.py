@@ -316,7 +316,7 @@ def do_publish(user: User, match_key: str) -> list[str]:
         m.DecisionRun.objects.filter(pk=run.pk).update(
             version=match.version, published=timezone.now()
         )
-        waitlist.soon(match)  # the worker keeps the release times and the waitlist
+        waitlist.queue_match_day(match)  # the worker keeps the release times and the waitlist
         audit(
             user,
             "publish",
@@ -416,7 +416,7 @@ def do_revoke(user: User, match_key: str, request_id: str, reason: str) -> None:
         row.save(update_fields=["locked", "revoked"])
         recorded(match)  # out of every decision from now on: the record says revoked
         notices.after_revoke(match, row, reason.strip())
-        waitlist.soon(match)  # its places go to the waitlist
+        waitlist.queue_match_day(match)  # its places go to the waitlist
         audit(
             user, "revoke", match, request_id, {"locked": True}, {"locked": False, "reason": reason}
         )

@@ -381,7 +381,7 @@ def do_withdraw_request(user: User, match_key: str, request_id: str, now: dateti
         row.delete()
         changed(match)
         if offered:  # the places its offer held go on down the waitlist
-            waitlist.soon(match)
+            waitlist.queue_match_day(match)
         audit(user, "withdraw", match, request_id, before, None)
 
 

@@ -295,7 +295,7 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         any(d["status"] == Status.GRANTED and d["state"] == "proposed" for d in shown.values())
         or bool(untold)
     )
-    policy = _quietly(lambda: decisions.policy_of(match), None)
+    policy = _unless_undecidable(lambda: decisions.policy_of(match), None)
     rows = _rows(user, match, visible, shown, filters, run, policy)
     if manages and run:
         # A match as stored that does not decide: the board says why (the incidents).
@@ -303,7 +303,7 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
             _explain(match, run, rows)
     plan = plan_of(match)
     closes = entries.requests_close(match)
-    live = _quietly(lambda: live_of(user, match, now), None)
+    live = _unless_undecidable(lambda: live_of(user, match, now), None)
     return Board(
         match=_head(match),
         viewer=who,
@@ -322,7 +322,7 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         grid=board.grid(_usage(match, run, manages)),
         policy=policy,
         rows=rows,
-        dropped_by_decide=_quietly(lambda: decisions.overrides_in_effect(match), [])
+        dropped_by_decide=_unless_undecidable(lambda: decisions.overrides_in_effect(match), [])
         if manages and run
         else [],
         zones=[z["id"] for z in _zones(match)],
@@ -332,14 +332,14 @@ def board_of(user: User, match_key: str, filters: dict[str, str], now: datetime)
         open=closes is not None and now <= closes,  # None: the match is broken
         access=_access(user, match),
         broken=broken,
-        match_day=_quietly(lambda: _match_day(user, match, now), None),
+        match_day=_unless_undecidable(lambda: _match_day(user, match, now), None),
         scanned=doors.any_admitted(match),
-        release_soon=_quietly(lambda: decisions.release_soon(match, run, now), [])
+        release_soon=_unless_undecidable(lambda: decisions.release_soon(match, run, now), [])
         if manages and publishable
         else [],
         live=live,
         door_conflicts=conflicts_after(user, match, live),
-        season=_quietly(lambda: season_standing(match, user), None) if manages else None,
+        season=_unless_undecidable(lambda: season_standing(match, user), None) if manages else None,
         unproven=[u["message"] for u in run.output.get("unproven", [])]
         if manages and run and not stale
         else [],
@@ -386,7 +386,7 @@ def _match_day(user: User, match: m.Match, now: datetime) -> dict[str, Any]:
     return {**found, "waitlist": waiting}
 
 
-def _quietly(work: Any, otherwise: Any) -> Any:
+def _unless_undecidable(work: Any, otherwise: Any) -> Any:
     """What `work()` answers, or `otherwise` when the match as stored does not decide
     (the board says why, once, at its top)."""
     try:
@@ -501,7 +501,7 @@ def _usage(match: m.Match, run: m.DecisionRun | None, manages: bool) -> list[dic
     if run is None:
         return []
     if manages:
-        grid: list[dict[str, Any]] | None = _quietly(
+        grid: list[dict[str, Any]] | None = _unless_undecidable(
             lambda: decisions.proposal_usage(match, run), None
         )
         usage: list[dict[str, Any]] = run.output["usage"] if grid is None else grid
@@ -512,7 +512,9 @@ def _usage(match: m.Match, run: m.DecisionRun | None, manages: bool) -> list[dic
 def _published_usage(match: m.Match, run: m.DecisionRun | None) -> list[dict[str, Any]]:
     if run is None:
         return []
-    found: list[dict[str, Any]] = _quietly(lambda: decisions.published_usage(match, run), [])
+    found: list[dict[str, Any]] = _unless_undecidable(
+        lambda: decisions.published_usage(match, run), []
+    )
     return found
 
 
@@ -583,7 +585,7 @@ def _access(user: User, match: m.Match) -> list[dict[str, Any]] | None:
     if not access.sees_access_list(user, match):
         return None
     phases = [p.id for p in plan_of(match)]
-    places = _quietly(lambda: decisions.published_places(match), None)
+    places = _unless_undecidable(lambda: decisions.published_places(match), None)
     if places is None:  # the match as stored does not decide: the board says why
         return []
     return board.access_list(places, [z["id"] for z in _zones(match)], phases)

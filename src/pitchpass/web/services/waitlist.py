@@ -1,7 +1,7 @@
 """Match day after publishing, on the desk: a match's waitlist, the places it is offered
 when places free up, the answers to those offers, and the no-show release at each grant's
 release time. core/match_day/waitlist.py decides all of it; this module stores, locks, tells and
-schedules (`tend`, run by the worker at each moment something is due)."""
+schedules (`do_match_day`, run by the worker at each moment something is due)."""
 
 from __future__ import annotations
 
@@ -105,7 +105,7 @@ def held_and_waiting(
 
 
 @dataclasses.dataclass(frozen=True)
-class Tended:
+class MatchDayDone:
     lapsed: list[str]
     released: list[str]
     promoted: list[str]
@@ -113,7 +113,7 @@ class Tended:
     warned: list[str] = dataclasses.field(default_factory=list)
 
 
-def tend(match_key: str, now: datetime) -> Tended:
+def do_match_day(match_key: str, now: datetime) -> MatchDayDone:
     """What is due at `now` for the match, under its lock: offers not answered in time
     lapse, crews not checked in by their release time lose their places, and the freed
     places go to the waitlist (core/match_day/waitlist.py). Schedules itself for the next moment."""
@@ -125,13 +125,13 @@ def tend(match_key: str, now: datetime) -> Tended:
         promoted = _promote(match, now)
         next_at = _next_moment(match, now)
         _schedule(match, next_at)
-        return Tended(lapsed, released, promoted, next_at, warned)
+        return MatchDayDone(lapsed, released, promoted, next_at, warned)
 
 
 def _schedule(match: m.Match, next_at: datetime | None) -> None:
-    """Queue the tend of `next_at` unless one is queued for that moment already (the
+    """Queue the match day's work at `next_at` unless it is queued for that moment already (the
     match's `tend_at`, read under its lock): one chain of tasks per match, not one per
-    change that asked for a tend."""
+    change that asked for it."""
     queued = m.Match.objects.filter(pk=match.pk).values_list("tend_at", flat=True).first()
     if next_at is None or next_at == queued:
         return
@@ -302,16 +302,16 @@ def _next_moment(match: m.Match, now: datetime) -> datetime | None:
 
 
 @job(attempts=5)
-def tend_match(match_key: str) -> str:
-    """The worker's task: `tend` the match now (a match deleted since has nothing due)."""
+def tend_match(match_key: str) -> str:  # the name queued rows hold: kept
+    """The worker's task: `do_match_day` now (a match deleted since has nothing due)."""
     if not m.Match.objects.filter(key=match_key).exists():
         return "no such match"
-    done = tend(match_key, timezone.now())
+    done = do_match_day(match_key, timezone.now())
     return f"lapsed {done.lapsed}, released {done.released}, promoted {done.promoted}"
 
 
-def soon(match: m.Match) -> None:
-    """Have the worker tend the match as soon as it can (places may have freed up), in the
+def queue_match_day(match: m.Match) -> None:
+    """Have the worker do the match day's work as soon as it can (places may have freed up), in the
     caller's transaction: nothing is queued if the change is rolled back."""
     tend_match.enqueue(match.key)
 
@@ -346,7 +346,7 @@ def answer(
         offer.save(update_fields=["state", "answered", "by"])
         recorded(match)
         if not accept:
-            soon(match)
+            queue_match_day(match)
         audit(
             user, "offer-" + offer.state, match, row.key, {"state": "open"}, {"state": offer.state}
         )
