@@ -371,3 +371,27 @@ def test_a_phase_released_as_a_no_show_is_cancelled_in_the_feed(desk) -> None:
     r01 = {k.split("/")[2]: e for k, e in _events(feed).items() if "/r01/" in k}
     assert str(r01["arrival@pitchpass"]["STATUS"]) == "CANCELLED"
     assert str(r01["post-match@pitchpass"]["STATUS"]) == "CONFIRMED"
+
+
+def test_a_feeds_secret_is_never_logged(desk) -> None:
+    """A feed's address is its secret: the record of each call says `[secret]` (the
+    address of a feed that opens nothing, an old or a wrong one, may stay in Django's
+    record of its 404)."""
+    import json
+    import logging
+
+    from pitchpass.web.logs import formatter
+
+    path = _new_feed("bt", exports.ORGANISATION)
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(formatter())
+    logging.getLogger().addHandler(handler)
+    try:
+        assert Client().get(path).status_code == 200
+    finally:
+        logging.getLogger().removeHandler(handler)
+    secret = path.removeprefix("/feeds/").removesuffix(".ics")
+    assert secret not in out.getvalue()
+    records = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [r["path"] for r in records if r["event"] == "answered"] == ["/feeds/[secret].ics"]

@@ -52,10 +52,27 @@ def test_the_cache_is_shared_when_named(monkeypatch: pytest.MonkeyPatch) -> None
 def test_a_bad_value_in_the_environment_is_named(tmp_path: Path) -> None:
     """Every setting is read by django-environ; a value it cannot read stops the command
     with one line naming the variable, never a traceback."""
-    for name, value in (("PITCHPASS_PROXIES", "x"), ("PITCHPASS_EMAIL_PORT", "25a")):
+    bad = (
+        ("PITCHPASS_PROXIES", "x"),
+        ("PITCHPASS_EMAIL_PORT", "25a"),
+        ("PITCHPASS_PRODUCTION", "ye"),
+    )
+    for name, value in bad:  # a yes-or-no misspelt never turns production off in silence
         out = _run(tmp_path, {name: value}, "-m", "pitchpass", "migrate")
         assert out.returncode == 1 and "Traceback" not in out.stderr
         assert out.stderr.startswith(f"error the settings cannot be used: {name}={value!r}")
+
+
+def test_a_value_is_taken_as_written(tmp_path: Path) -> None:
+    """A secret starting with "$" is not read as the name of another variable (as
+    django-environ would by itself): it is the secret."""
+    code = (
+        "from django.conf import settings; print(settings.SECRET_KEY, settings.EMAIL_HOST_PASSWORD)"
+    )
+    env = {"PITCHPASS_SECRET_KEY": "$x9-key", "PITCHPASS_EMAIL_PASSWORD": "$3cr3t", "x9-key": "no"}
+    out = _run(tmp_path, {**env, "DJANGO_SETTINGS_MODULE": "pitchpass.web.settings"}, "-c", code)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["$x9-key", "$3cr3t"]
 
 
 def _run(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

@@ -45,6 +45,14 @@ GIVEN_ID = re.compile(r"[A-Za-z0-9._-]{8,64}")
 requests_log = logging.getLogger("pitchpass.requests")
 
 
+def logged_path(request: HttpRequest) -> str:
+    """The path, but a secret in it (a calendar feed's address is its secret) as
+    `[secret]`: the log must not hold what opens a feed."""
+    found = getattr(request, "resolver_match", None)
+    secret = found.kwargs.get("secret") if found is not None else None
+    return request.path.replace(secret, "[secret]") if secret else request.path
+
+
 class RequestId:
     """Names each request (X-Request-ID, in the answer too) for every record written while
     it is answered, and writes one record for it when answered: method, path, status and
@@ -69,7 +77,7 @@ class RequestId:
                 "answered",
                 extra={
                     "method": request.method,
-                    "path": request.path,
+                    "path": logged_path(request),
                     "status": response.status_code,
                     "ms": round((time.perf_counter() - started) * 1000, 1),
                 },

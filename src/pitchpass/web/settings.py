@@ -12,15 +12,30 @@ import environ
 
 
 class _Env(environ.Env):  # type: ignore[misc]  # django-environ ships no types
-    """django-environ's reader, whose errors name the variable read."""
+    """django-environ's reader, stricter: a value is taken as written (one starting with
+    "$", as a secret key may, is not the name of another variable), a yes-or-no is one of
+    1, true, yes, on or 0, false, no, off (or empty), and an error names the variable."""
 
-    def get_value(self, var: str, *args: Any, **kwargs: Any) -> Any:
+    YES = ("1", "true", "yes", "on")
+    NO = ("0", "false", "no", "off", "")
+
+    def get_value(
+        self, var: str, cast: Any = None, default: Any = environ.Env.NOTSET, **_: Any
+    ) -> Any:
+        if var not in self.ENVIRON:
+            if default is self.NOTSET:
+                raise ValueError(f"{var} must be set")
+            return default
+        value = self.ENVIRON[var]
         try:
-            return super().get_value(var, *args, **kwargs)
+            if cast is bool:
+                said = value.strip().lower()
+                if said not in self.YES + self.NO:
+                    raise ValueError("a yes or no is 1, true, yes, on or 0, false, no, off")
+                return said in self.YES
+            return self.parse_value(value, cast)
         except ValueError as error:
-            raise ValueError(
-                f"{var}={self.ENVIRON.get(var, '')!r} cannot be read: {error}"
-            ) from None
+            raise ValueError(f"{var}={value!r} cannot be read: {error}") from None
 
 
 env = _Env()

@@ -7,9 +7,8 @@ JSON for `Accept: application/json` or `?format=json`, plain text, or a page. It
 no data, only each check's state, and asks for no sign-in (a load balancer calls it).
 
 GET /metrics: django-prometheus's counts (requests, answers by status and view, their
-times, database and cache calls) for Prometheus, to a caller on this machine only (as
-http/throttles.client_address sees it: behind trusted proxies, the caller they name);
-any other caller gets the site's 404."""
+times, database and cache calls) for Prometheus, to a caller on this machine calling
+directly (no proxy's header); any other caller gets the site's 404."""
 
 from __future__ import annotations
 
@@ -58,8 +57,16 @@ class Health(HealthCheckView):  # type: ignore[misc]  # django-health-check ship
         return response
 
 
+# Headers a proxy adds: a call that carries one came through a proxy, from elsewhere.
+PROXIED = ("HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED", "HTTP_X_REAL_IP")
+
+
 def metrics(request: HttpRequest) -> HttpResponse:
-    if client_address(request) not in LOCAL:
+    """For a caller on this machine, calling directly: the server listens on 127.0.0.1,
+    so a call a proxy passes on comes from 127.0.0.1 too; one that carries a proxy's
+    header is refused, whatever PITCHPASS_PROXIES says."""
+    proxied = any(header in request.META for header in PROXIED)
+    if proxied or client_address(request) not in LOCAL:
         raise Http404("no such page")
     answer: HttpResponse = ExportToDjangoView(request)
     return answer
